@@ -1,0 +1,70 @@
+import Fastify, { type FastifyInstance, LogController } from 'fastify';
+import type { Logger } from 'pino';
+import type { Clock } from './clock.ts';
+import './http/fastify-types.ts';
+import { registerErrorHandling, routeRegistry } from './http/error-handler.ts';
+import { API_PREFIX, registerGuard } from './http/guard.ts';
+import { registerApiRoutes } from './http/routes.ts';
+import { zodValidatorCompiler } from './http/validation.ts';
+import { newUuid } from './ids.ts';
+import type { RateLimiter } from './rate-limit/interface.ts';
+import type { Services } from './services.ts';
+
+export type AppOptions = {
+  services: Services;
+  limiter: RateLimiter;
+  clock: Clock;
+  logger: Logger;
+  tls: { key: string; cert: string };
+  trustedProxies: string[];
+  bodyLimitBytes: number;
+  authFailuresPerMinutePerIp: number;
+  authFailuresPerMinutePerPrefix: number;
+};
+
+/** Builds the whole HTTPS application from injected dependencies; `server.ts` only listens. */
+export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
+  const app = Fastify({
+    loggerInstance: options.logger,
+    // One access-log line per request is written by the onResponse hook below, with our fields.
+    logController: new LogController({ disableRequestLogging: true, requestIdLogLabel: 'request_id' }),
+    https: { ...options.tls, minVersion: 'TLSv1.2' },
+    genReqId: () => newUuid(),
+    requestIdHeader: false,
+    trustProxy: options.trustedProxies.length > 0 ? options.trustedProxies : false,
+    bodyLimit: options.bodyLimitBytes,
+    routerOptions: { ignoreTrailingSlash: true },
+    return503OnClosing: true,
+  }) as unknown as FastifyInstance;
+
+  app.setValidatorCompiler(zodValidatorCompiler);
+  // Response schemas document the API (OpenAPI) and are checked by tests; at run time we send JSON as built.
+  app.setSerializerCompiler(() => (data) => JSON.stringify(data));
+
+  const allowedMethods = routeRegistry(app);
+  registerErrorHandling(app, allowedMethods);
+  registerGuard(app, {
+    authenticator: options.services.authenticator,
+    limiter: options.limiter,
+    clock: options.clock,
+    authFailuresPerMinutePerIp: options.authFailuresPerMinutePerIp,
+    authFailuresPerMinutePerPrefix: options.authFailuresPerMinutePerPrefix,
+  });
+
+  app.addHook('onResponse', async (request, reply) => {
+    request.log.info(
+      {
+        method: request.method,
+        route: request.routeOptions.url ?? null,
+        status: reply.statusCode,
+        latency_ms: Math.round(reply.elapsedTime * 100) / 100,
+        key_prefix: request.principal?.keyPrefix ?? null,
+        customer_id: request.principal?.customerId ?? null,
+      },
+      'request',
+    );
+  });
+
+  await app.register(async (api) => registerApiRoutes(api, options.services), { prefix: API_PREFIX });
+  return app;
+}

@@ -1,0 +1,118 @@
+import type { Command } from 'commander';
+import type { KeyView } from '../keys/keys.service.ts';
+import { AUTOMATION_PRESET, GRANTABLE_SCOPES } from '../keys/scopes.ts';
+import { csv, output, withRuntime } from './context.ts';
+
+const line = (k: KeyView) =>
+  `${k.id}  ${k.prefix}  ${k.status.padEnd(7)}  ${k.name}  [${k.scopes.join(', ')}]  expires ${k.expires_at ?? 'never'}`;
+
+function scopesFrom(opts: { scopes?: string; preset?: string }): string[] {
+  if (opts.preset === 'automation') return [...AUTOMATION_PRESET];
+  if (opts.preset === 'all') return [...GRANTABLE_SCOPES];
+  if (opts.preset) throw new Error(`Unknown preset "${opts.preset}" (use automation or all).`);
+  return csv(opts.scopes ?? '');
+}
+
+export function registerKeyCommands(program: Command): void {
+  const keys = program.command('keys').description('Create, list, rotate and revoke API keys');
+
+  keys
+    .command('create')
+    .description('Create a key and print its value once')
+    .requiredOption('--customer <customerId>', 'owning customer')
+    .requiredOption('--name <name>', 'label')
+    .option('--scopes <list>', `comma-separated: ${GRANTABLE_SCOPES.join(',')}`)
+    .option('--preset <preset>', 'automation (read_assistants,read_calls,manage_webhooks) or all')
+    .option('--expires-at <iso>', 'expiry time (ISO-8601)')
+    .option('--spend-cap <usd>', 'daily outbound spend cap in USD, e.g. 50.00')
+    .option('--countries <list>', 'outbound country allowlist, e.g. US,CA')
+    .option('--json', 'print JSON')
+    .action(
+      (opts: {
+        customer: string;
+        name: string;
+        scopes?: string;
+        preset?: string;
+        expiresAt?: string;
+        spendCap?: string;
+        countries?: string;
+        json?: boolean;
+      }) =>
+        withRuntime(async ({ services }) => {
+          const expiresAt = opts.expiresAt ? new Date(opts.expiresAt) : null;
+          if (expiresAt && Number.isNaN(expiresAt.getTime()))
+            throw new Error('--expires-at must be an ISO-8601 time');
+          const { key, secret } = await services.keys.createKey({
+            customerId: opts.customer,
+            name: opts.name,
+            scopes: scopesFrom(opts),
+            expiresAt,
+            ...(opts.spendCap ? { dailySpendCapUsd: opts.spendCap } : {}),
+            ...(opts.countries ? { allowedCountries: csv(opts.countries) } : {}),
+          });
+          output(
+            opts,
+            { ...key, secret },
+            () => `${line(key)}\n\nKey (shown once, store it now):\n${secret}`,
+          );
+        }),
+    );
+
+  keys
+    .command('list')
+    .description('List keys, by customer or by prefix')
+    .option('--customer <customerId>')
+    .option('--prefix <prefix>', 'the first characters of a key, e.g. svc_live_abc')
+    .option('--json', 'print JSON')
+    .action((opts: { customer?: string; prefix?: string; json?: boolean }) =>
+      withRuntime(async ({ services }) => {
+        const list = await services.keys.listKeys({
+          ...(opts.customer ? { customerId: opts.customer } : {}),
+          ...(opts.prefix ? { prefix: opts.prefix } : {}),
+        });
+        output(opts, list, () => list.map(line).join('\n') || '(none)');
+      }),
+    );
+
+  keys
+    .command('scopes')
+    .description("Replace a key's scopes (effective on the next request)")
+    .argument('<keyId>')
+    .requiredOption('--scopes <list>', 'comma-separated scopes (may be empty: "")')
+    .option('--json', 'print JSON')
+    .action((keyId: string, opts: { scopes: string; json?: boolean }) =>
+      withRuntime(async ({ services }) => {
+        const key = await services.keys.setScopes(keyId, csv(opts.scopes));
+        output(opts, key, () => line(key));
+      }),
+    );
+
+  keys
+    .command('rotate')
+    .description('Issue a new value for the key; the old value works until the grace period ends')
+    .argument('<keyId>')
+    .option('--json', 'print JSON')
+    .action((keyId: string, opts: { json?: boolean }) =>
+      withRuntime(async ({ services }) => {
+        const r = await services.keys.rotateKey(keyId);
+        output(
+          opts,
+          { ...r.key, secret: r.secret, previous_valid_until: r.previousValidUntil },
+          () =>
+            `${line(r.key)}\nOld value valid until ${r.previousValidUntil}\n\nNew key (shown once):\n${r.secret}`,
+        );
+      }),
+    );
+
+  keys
+    .command('revoke')
+    .description('Revoke a key: immediate and irreversible')
+    .argument('<keyId>')
+    .option('--json', 'print JSON')
+    .action((keyId: string, opts: { json?: boolean }) =>
+      withRuntime(async ({ services }) => {
+        const key = await services.keys.revokeKey(keyId);
+        output(opts, key, () => line(key));
+      }),
+    );
+}

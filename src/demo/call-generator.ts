@@ -1,0 +1,103 @@
+import type { AssistantRow } from '../assistants/assistants.table.ts';
+import type { NewCall } from '../calls/calls.table.ts';
+import { newUuid } from '../ids.ts';
+
+const CALLER_NAMES = [
+  'Maria Garcia',
+  'James Smith',
+  'Wei Chen',
+  'Aisha Khan',
+  'Lucas Martin',
+  'Emma Dubois',
+  'Noah Wilson',
+  'Olivia Brown',
+  'Liam Tremblay',
+  'Sofia Rossi',
+];
+const SUMMARIES = [
+  'Caller booked an appointment for next Tuesday at 10am.',
+  'Caller asked about opening hours; assistant answered and the caller hung up satisfied.',
+  'Caller wanted to reschedule a delivery; assistant confirmed the new date.',
+  'Caller reported a billing question; assistant created a follow-up ticket.',
+  'Assistant confirmed an upcoming reservation and the caller accepted.',
+];
+const AREA_CODES = ['212', '415', '312', '617', '206', '416', '604', '514', '303', '512'];
+
+/** A small deterministic generator (mulberry32) so seeds are reproducible. */
+export function rng(seed: number): () => number {
+  let a = seed >>> 0;
+  return () => {
+    a = (a + 0x6d2b79f5) >>> 0;
+    let t = a;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
+
+const pick = <T>(random: () => number, items: readonly T[]): T =>
+  items[Math.floor(random() * items.length)] as T;
+
+export function randomNanpNumber(random: () => number): string {
+  const line = String(Math.floor(random() * 10_000)).padStart(4, '0');
+  // 555-01xx is reserved for fiction and valid in every NANP area code.
+  return `+1${pick(random, AREA_CODES)}55501${line.slice(2)}`;
+}
+
+/** Finished calls spread over the `days` before `end`, as the simulator would have recorded them. */
+export function generateCalls(options: {
+  customerId: string;
+  assistants: AssistantRow[];
+  count: number;
+  end: Date;
+  days: number;
+  random: () => number;
+}): NewCall[] {
+  const { random } = options;
+  const rows: NewCall[] = [];
+  for (let i = 0; i < options.count; i++) {
+    const assistant = pick(random, options.assistants);
+    const ownNumber = assistant.phone_numbers[0] ?? '+14155550100';
+    const outbound = random() < 0.35;
+    const started = new Date(options.end.getTime() - Math.floor(random() * options.days * 86_400_000));
+    const roll = random();
+    const status = roll < 0.82 ? 'completed' : roll < 0.9 ? 'no_answer' : roll < 0.96 ? 'busy' : 'failed';
+    const answered = status === 'completed';
+    const ring = 2 + Math.floor(random() * 12);
+    const talk = answered ? 20 + Math.floor(random() * 600) : 0;
+    const answeredAt = answered ? new Date(started.getTime() + ring * 1000) : null;
+    const endedAt = new Date(started.getTime() + (ring + talk) * 1000);
+    const billable = answered ? Math.ceil(talk / 60) * 60 : 0;
+    const other = randomNanpNumber(random);
+    rows.push({
+      id: newUuid(),
+      customer_id: options.customerId,
+      assistant_id: assistant.id,
+      direction: outbound ? 'outbound' : 'inbound',
+      status,
+      started_at: started,
+      answered_at: answeredAt,
+      ended_at: endedAt,
+      duration_seconds: talk,
+      from_number: outbound ? ownNumber : other,
+      to_number: outbound ? other : ownNumber,
+      caller_name: outbound ? null : pick(random, CALLER_NAMES),
+      api_initiated: outbound && random() < 0.6,
+      api_key_id: null,
+      external_id: null,
+      variables: null,
+      metadata: null,
+      callback_url: null,
+      has_transcript: answered,
+      recording_available: answered && random() < 0.9,
+      summary: answered ? pick(random, SUMMARIES) : null,
+      disconnect_reason: answered ? pick(random, ['caller_hangup', 'assistant_hangup']) : status,
+      conversation_id: answered ? `conv_${newUuid().replace(/-/g, '')}` : null,
+      cost_usd: answered ? ((billable / 60) * 0.09).toFixed(4) : '0.0000',
+      billable_seconds: billable,
+      created_at: started,
+      updated_at: endedAt,
+    });
+  }
+  return rows;
+}

@@ -1,0 +1,80 @@
+import type { AssistantRow } from '../assistants/assistants.table.ts';
+import { insertCalls } from '../calls/calls.repository.ts';
+import type { Clock } from '../clock.ts';
+import type { Database } from '../db/database.ts';
+import { GRANTABLE_SCOPES } from '../keys/scopes.ts';
+import type { Services } from '../services.ts';
+import { generateCalls, rng } from './call-generator.ts';
+
+export type DemoSeed = {
+  customerId: string;
+  keyPrefix: string;
+  secret: string;
+  assistants: number;
+  calls: number;
+};
+
+/** A demo customer with assistants, a month of realistic calls, and a key with every grantable scope. */
+export async function seedDemo(
+  db: Database,
+  services: Services,
+  clock: Clock,
+  calls = 250,
+): Promise<DemoSeed> {
+  const customer = await services.customers.createCustomer({ name: 'Demo Dental Group' });
+  const specs = [
+    {
+      name: 'Front Desk',
+      description: 'Answers inbound calls and books appointments.',
+      voiceId: 'aria',
+      phone: '+14155550101',
+    },
+    {
+      name: 'Reminders',
+      description: 'Calls patients to confirm appointments.',
+      voiceId: 'orion',
+      phone: '+14155550102',
+    },
+    {
+      name: 'Accueil',
+      description: 'Répond aux appels en français.',
+      voiceId: 'juniper',
+      phone: '+15145550103',
+      language: 'fr-CA',
+    },
+  ];
+  const assistants: AssistantRow[] = [];
+  for (const s of specs) {
+    assistants.push(
+      await services.assistants.createAssistant({
+        customerId: customer.id,
+        name: s.name,
+        description: s.description,
+        voiceId: s.voiceId,
+        language: s.language ?? 'en-US',
+        phoneNumbers: [s.phone],
+      }),
+    );
+  }
+  const rows = generateCalls({
+    customerId: customer.id,
+    assistants,
+    count: calls,
+    end: clock.now(),
+    days: 30,
+    random: rng(42),
+  });
+  await insertCalls(db, rows);
+  const { key, secret } = await services.keys.createKey({
+    customerId: customer.id,
+    name: 'Demo key',
+    scopes: GRANTABLE_SCOPES,
+  });
+  return {
+    customerId: customer.id,
+    keyPrefix: key.prefix,
+    secret,
+    assistants: assistants.length,
+    calls: rows.length,
+  };
+}

@@ -1,0 +1,29 @@
+/**
+ * The closed set of error codes. The first block is spec section 7; the rest fill gaps the spec
+ * leaves open and are documented in docs/errors.md and docs/spec-decisions.md.
+ */
+export const errorStatus = {
+  'auth.missing': 401,
+  'auth.invalid': 401,
+  'auth.revoked': 401,
+  'auth.expired': 401,
+  'perm.denied': 403,
+  'rate.exceeded': 429,
+  'rate.exceeded_key': 429,
+  'input.invalid': 422,
+  'resource.not_found': 404,
+  'resource.conflict': 409,
+  'carrier.unavailable': 502,
+  'internal.error': 500,
+  // Ours: where the spec names no code.
+  'auth.throttled': 429,
+  'transport.insecure': 403,
+  'input.malformed': 400,
+  'input.unsupported_media_type': 415,
+  'input.too_large': 413,
+  'route.not_found': 404,
+  'route.method_not_allowed': 405,
+  'service.unavailable': 503,
+} as const;
+
+export type ErrorCode = keyof typeof errorStatus;

@@ -1,0 +1,138 @@
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type { Clock } from '../clock.ts';
+import { AppError } from '../errors/app-error.ts';
+import { type Authenticator, failureError, isFailure, type Principal } from '../keys/authenticate.ts';
+import { looksLikeKey } from '../keys/key-format.ts';
+import type { BucketState, RateLimiter } from '../rate-limit/interface.ts';
+
+export const API_PREFIX = '/api/v1';
+
+export type GuardDeps = {
+  authenticator: Authenticator;
+  limiter: RateLimiter;
+  clock: Clock;
+  authFailuresPerMinutePerIp: number;
+  authFailuresPerMinutePerPrefix: number;
+};
+
+function setRateHeaders(reply: FastifyReply, state: BucketState): void {
+  reply.header('x-ratelimit-limit', String(state.limit));
+  reply.header('x-ratelimit-remaining', String(state.remaining));
+  reply.header('x-ratelimit-reset', state.resetAt.toISOString());
+}
+
+const tooMany = (
+  code: 'rate.exceeded' | 'rate.exceeded_key' | 'auth.throttled',
+  detail: string,
+  s: BucketState,
+) => new AppError(code, detail, { headers: { 'retry-after': String(s.retryAfterSeconds) } });
+
+function keyInQuery(url: string): boolean {
+  const q = url.indexOf('?');
+  if (q < 0) return false;
+  const query = url.slice(q + 1);
+  try {
+    return looksLikeKey(decodeURIComponent(query.replace(/\+/g, ' ')));
+  } catch {
+    return looksLikeKey(query);
+  }
+}
+
+const isJson = (contentType: string | undefined): boolean =>
+  /^application\/json\s*(;|$)/i.test(contentType?.trim() ?? '');
+
+/**
+ * The one gate in front of every request: HTTPS, then for /api/v1 the key, the two rate-limit
+ * windows, the route's scope and the POST content type, in that order. Requests without a valid
+ * key are counted in per-IP (and per-key-prefix) failure windows, which also fill their rate headers.
+ */
+export function registerGuard(app: FastifyInstance, deps: GuardDeps): void {
+  const { authenticator, limiter, clock } = deps;
+  const ipBucket = (ip: string) => ({ key: `authfail:ip:${ip}`, limit: deps.authFailuresPerMinutePerIp });
+  const prefixBucket = (prefix: string) => ({
+    key: `authfail:prefix:${prefix}`,
+    limit: deps.authFailuresPerMinutePerPrefix,
+  });
+
+  async function authenticate(request: FastifyRequest, reply: FastifyReply): Promise<Principal> {
+    const now = clock.now();
+    const ipState = await limiter.peek(ipBucket(request.ip), now);
+    if (ipState.remaining === 0) {
+      setRateHeaders(reply, ipState);
+      throw tooMany('auth.throttled', 'Too many failed authentication attempts from this address.', ipState);
+    }
+    const result = keyInQuery(request.url)
+      ? ({
+          code: 'auth.invalid',
+          detail: 'API keys must not be sent in the URL; use the Authorization header (and rotate this key).',
+          prefix: null,
+        } as const)
+      : await authenticator.authenticate(request.headers.authorization);
+    if (!isFailure(result)) return result;
+
+    await authenticator.recordFailure(result, request.ip);
+    const buckets = [ipBucket(request.ip), ...(result.prefix ? [prefixBucket(result.prefix)] : [])];
+    const hit = await limiter.hit(buckets, now, request.id);
+    const ipNow = hit.states[0] ?? ipState;
+    setRateHeaders(reply, ipNow);
+    if (!hit.allowed) {
+      const blocked = hit.states[hit.blockedIndex] ?? ipNow;
+      const who = hit.blockedIndex === 0 ? 'this address' : 'this key prefix';
+      throw tooMany('auth.throttled', `Too many failed authentication attempts for ${who}.`, blocked);
+    }
+    throw failureError(result);
+  }
+
+  async function admit(request: FastifyRequest, reply: FastifyReply, p: Principal): Promise<void> {
+    const hit = await limiter.hit(
+      [
+        { key: `customer:${p.customerId}`, limit: p.rateLimitPerMinute },
+        { key: `key:${p.keyId}`, limit: p.rateLimitPerMinute },
+      ],
+      clock.now(),
+      request.id,
+    );
+    const [customer, key] = hit.states as [BucketState, BucketState];
+    setRateHeaders(reply, key.remaining < customer.remaining ? key : customer);
+    if (hit.allowed) return;
+    if (hit.blockedIndex === 0)
+      throw tooMany('rate.exceeded', 'Rate limit exceeded for this customer.', customer);
+    throw tooMany('rate.exceeded_key', 'Rate limit exceeded for this API key.', key);
+  }
+
+  app.decorateRequest('principal', null);
+
+  app.addHook('onRequest', async (request, reply) => {
+    reply.header('x-request-id', request.id);
+    if (request.protocol !== 'https') {
+      throw new AppError(
+        'transport.insecure',
+        'This API is served over HTTPS only. Send the request to https://.',
+      );
+    }
+    const path = request.url.split('?')[0] ?? '';
+    if (path !== API_PREFIX && !path.startsWith(`${API_PREFIX}/`)) return;
+    const config = request.routeOptions.config;
+    if (config.public) return;
+
+    const principal = await authenticate(request, reply);
+    request.principal = principal;
+    await admit(request, reply, principal);
+    if (config.scope && !principal.scopes.includes(config.scope)) {
+      throw new AppError('perm.denied', `This API key lacks the "${config.scope}" scope.`);
+    }
+    if (request.method === 'POST' && !isJson(request.headers['content-type'])) {
+      throw new AppError(
+        'input.unsupported_media_type',
+        'POST requests must send Content-Type: application/json.',
+      );
+    }
+  });
+
+  // Every response carries rate headers; a request that never reached a window reports its IP's failure window.
+  app.addHook('onSend', async (request, reply, payload) => {
+    if (!reply.hasHeader('x-ratelimit-limit'))
+      setRateHeaders(reply, await limiter.peek(ipBucket(request.ip), clock.now()));
+    return payload;
+  });
+}

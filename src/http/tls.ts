@@ -1,0 +1,55 @@
+import fs from 'node:fs';
+import path from 'node:path';
+import { generate } from 'selfsigned';
+
+export type TlsMaterial = { key: string; cert: string; selfSigned: boolean };
+
+/** A development certificate for localhost and 127.0.0.1, valid a year. */
+export async function makeSelfSignedCertificate(): Promise<{ key: string; cert: string }> {
+  const notAfterDate = new Date(Date.now() + 365 * 24 * 3600 * 1000);
+  const pems = await generate([{ name: 'commonName', value: 'localhost' }], {
+    keyType: 'ec',
+    curve: 'P-256',
+    algorithm: 'sha256',
+    notAfterDate,
+    extensions: [
+      { name: 'basicConstraints', cA: false },
+      { name: 'keyUsage', digitalSignature: true, keyEncipherment: true },
+      { name: 'extKeyUsage', serverAuth: true },
+      {
+        name: 'subjectAltName',
+        altNames: [
+          { type: 2, value: 'localhost' },
+          { type: 7, ip: '127.0.0.1' },
+          { type: 7, ip: '::1' },
+        ],
+      },
+    ],
+  });
+  return { key: pems.private, cert: pems.cert };
+}
+
+/** Configured files, else a self-signed certificate made once and kept in the data folder. */
+export async function loadTls(options: {
+  certFile?: string | undefined;
+  keyFile?: string | undefined;
+  dataDir: string;
+}): Promise<TlsMaterial> {
+  if (options.certFile && options.keyFile) {
+    return {
+      cert: fs.readFileSync(options.certFile, 'utf8'),
+      key: fs.readFileSync(options.keyFile, 'utf8'),
+      selfSigned: false,
+    };
+  }
+  const dir = path.join(options.dataDir, 'tls');
+  const certPath = path.join(dir, 'cert.pem');
+  const keyPath = path.join(dir, 'key.pem');
+  if (!fs.existsSync(certPath) || !fs.existsSync(keyPath)) {
+    const made = await makeSelfSignedCertificate();
+    fs.mkdirSync(dir, { recursive: true, mode: 0o700 });
+    fs.writeFileSync(keyPath, made.key, { mode: 0o600 });
+    fs.writeFileSync(certPath, made.cert);
+  }
+  return { cert: fs.readFileSync(certPath, 'utf8'), key: fs.readFileSync(keyPath, 'utf8'), selfSigned: true };
+}

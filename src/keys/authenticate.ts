@@ -1,0 +1,131 @@
+import type { Logger } from 'pino';
+import type { Clock } from '../clock.ts';
+import type { Database } from '../db/database.ts';
+import { AppError } from '../errors/app-error.ts';
+import { parseToken } from './key-format.ts';
+import { type KeyHasher, sameDigest } from './key-hash.ts';
+import * as repo from './keys.repository.ts';
+
+/** Who is calling: the key and its customer, as read on this request (never cached across requests). */
+export type Principal = {
+  keyId: string;
+  keyPrefix: string;
+  keyName: string;
+  customerId: string;
+  customerName: string;
+  scopes: string[];
+  rateLimitPerMinute: number;
+  dailySpendCapUsd: string;
+  allowedCountries: string[];
+};
+
+export type AuthFailureCode = 'auth.missing' | 'auth.invalid' | 'auth.revoked' | 'auth.expired';
+export type AuthFailure = { code: AuthFailureCode; detail: string; prefix: string | null };
+
+const LAST_USED_PRECISION_MS = 60_000;
+
+export type Authenticator = {
+  /** Resolves a bearer token to its principal, or says why it is refused. */
+  authenticate(authorization: string | undefined): Promise<Principal | AuthFailure>;
+  recordFailure(failure: AuthFailure, ip: string): Promise<void>;
+};
+
+export function createAuthenticator(deps: {
+  db: Database;
+  hasher: KeyHasher;
+  clock: Clock;
+  logger: Logger;
+}): Authenticator {
+  const { db, hasher, clock, logger } = deps;
+  return {
+    async authenticate(authorization) {
+      if (authorization === undefined) {
+        return {
+          code: 'auth.missing',
+          detail: 'Send your API key as "Authorization: Bearer <API_KEY>".',
+          prefix: null,
+        };
+      }
+      const match = /^Bearer +(\S+) *$/i.exec(authorization);
+      if (!match?.[1]) {
+        return {
+          code: 'auth.invalid',
+          detail: 'The Authorization header must be "Bearer <API_KEY>".',
+          prefix: null,
+        };
+      }
+      const token = match[1];
+      const parsed = parseToken(token);
+      if (parsed.kind === 'test_mode') {
+        return {
+          code: 'auth.invalid',
+          detail: 'Test-mode keys (svc_test_) are not available yet.',
+          prefix: null,
+        };
+      }
+      if (parsed.kind === 'malformed') {
+        return {
+          code: 'auth.invalid',
+          detail: 'The API key is not a valid svc_live_ key.',
+          prefix: parsed.prefix,
+        };
+      }
+      const hash = hasher.hash(token);
+      const row = await repo.findBySecretHash(db, hash);
+      const now = clock.now();
+      if (!row || !sameDigest(row.hash, hash)) {
+        return { code: 'auth.invalid', detail: 'The API key is not recognised.', prefix: parsed.prefix };
+      }
+      if (row.revoked_at) {
+        return { code: 'auth.revoked', detail: 'The API key has been revoked.', prefix: parsed.prefix };
+      }
+      if (row.expires_at && row.expires_at <= now) {
+        return {
+          code: 'auth.expired',
+          detail: `The API key expired at ${row.expires_at.toISOString()}.`,
+          prefix: parsed.prefix,
+        };
+      }
+      if (row.valid_until && row.valid_until <= now) {
+        return {
+          code: 'auth.invalid',
+          detail:
+            'This key value was replaced by a rotation and its grace period has ended; use the new value.',
+          prefix: parsed.prefix,
+        };
+      }
+      if (!row.last_used_at || now.getTime() - row.last_used_at.getTime() >= LAST_USED_PRECISION_MS) {
+        // Recorded to the minute and off the request's path: a failure here must not fail the request.
+        repo.updateKey(db, row.id, { last_used_at: now }).catch((err: unknown) => {
+          logger.warn({ err, key_prefix: row.prefix }, 'could not record last_used_at');
+        });
+      }
+      return {
+        keyId: row.id,
+        keyPrefix: row.prefix,
+        keyName: row.name,
+        customerId: row.customer_id,
+        customerName: row.customer_name,
+        scopes: row.scopes,
+        rateLimitPerMinute: row.rate_limit_per_minute,
+        dailySpendCapUsd: row.daily_spend_cap_usd,
+        allowedCountries: row.allowed_countries,
+      };
+    },
+
+    async recordFailure(failure, ip) {
+      logger.warn({ ip, key_prefix: failure.prefix, reason: failure.code }, 'authentication failed');
+      await repo.insertAuthFailure(db, {
+        occurred_at: clock.now(),
+        ip,
+        key_prefix: failure.prefix,
+        reason: failure.code,
+      });
+    },
+  };
+}
+
+export const isFailure = (r: Principal | AuthFailure): r is AuthFailure => 'code' in r;
+
+export const failureError = (f: AuthFailure, headers: Record<string, string> = {}): AppError =>
+  new AppError(f.code, f.detail, { headers });

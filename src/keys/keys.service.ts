@@ -1,0 +1,166 @@
+import { getCountries } from 'libphonenumber-js/max';
+import type { Clock } from '../clock.ts';
+import type { Database } from '../db/database.ts';
+import { AppError, type Issue, invalidInput, notFound } from '../errors/app-error.ts';
+import { newUuid } from '../ids.ts';
+import { displayPrefix, generateKey } from './key-format.ts';
+import type { KeyHasher } from './key-hash.ts';
+import * as repo from './keys.repository.ts';
+import type { ApiKeyRow } from './keys.table.ts';
+import { isScope, UNAVAILABLE_SCOPES } from './scopes.ts';
+
+export const DEFAULT_ALLOWED_COUNTRIES = ['US', 'CA'];
+export const DEFAULT_DAILY_SPEND_CAP_USD = '100.00';
+const KNOWN_COUNTRIES = new Set<string>(getCountries());
+
+export type KeysDeps = { db: Database; hasher: KeyHasher; clock: Clock; rotationGraceSeconds: number };
+
+/** A key as operators and the dashboard see it: never the secret, never its hash. */
+export type KeyView = {
+  id: string;
+  customer_id: string;
+  name: string;
+  prefix: string;
+  scopes: string[];
+  status: 'active' | 'revoked' | 'expired';
+  expires_at: string | null;
+  daily_spend_cap_usd: string;
+  allowed_countries: string[];
+  created_at: string;
+  last_used_at: string | null;
+  revoked_at: string | null;
+};
+
+export function rowToKeyView(row: ApiKeyRow, now: Date): KeyView {
+  const status = row.revoked_at ? 'revoked' : row.expires_at && row.expires_at <= now ? 'expired' : 'active';
+  return {
+    id: row.id,
+    customer_id: row.customer_id,
+    name: row.name,
+    prefix: row.prefix,
+    scopes: row.scopes,
+    status,
+    expires_at: row.expires_at?.toISOString() ?? null,
+    daily_spend_cap_usd: row.daily_spend_cap_usd,
+    allowed_countries: row.allowed_countries,
+    created_at: row.created_at.toISOString(),
+    last_used_at: row.last_used_at?.toISOString() ?? null,
+    revoked_at: row.revoked_at?.toISOString() ?? null,
+  };
+}
+
+export function checkScopes(scopes: readonly string[], path: string[] = ['scopes']): Issue[] {
+  return scopes.flatMap((s): Issue[] => {
+    if (!isScope(s)) return [{ path, message: `Unknown scope "${s}".` }];
+    if (UNAVAILABLE_SCOPES.includes(s))
+      return [{ path, message: `Scope "${s}" is announced but not yet available.` }];
+    return [];
+  });
+}
+
+export type NewKeyInput = {
+  customerId: string;
+  name: string;
+  scopes: readonly string[];
+  expiresAt?: Date | null;
+  dailySpendCapUsd?: string;
+  allowedCountries?: readonly string[];
+};
+
+export function createKeysService(deps: KeysDeps) {
+  const { db, hasher, clock } = deps;
+
+  async function requireKey(keyId: string): Promise<ApiKeyRow> {
+    const row = await repo.findKey(db, keyId);
+    if (!row) throw notFound('API key');
+    return row;
+  }
+
+  return {
+    async createKey(input: NewKeyInput): Promise<{ key: KeyView; secret: string }> {
+      const now = clock.now();
+      const countries = (input.allowedCountries ?? DEFAULT_ALLOWED_COUNTRIES).map((c) => c.toUpperCase());
+      const cap = input.dailySpendCapUsd ?? DEFAULT_DAILY_SPEND_CAP_USD;
+      const issues: Issue[] = [
+        ...(input.name.trim() ? [] : [{ path: ['name'], message: 'Name must not be empty.' }]),
+        ...checkScopes(input.scopes),
+        ...countries
+          .filter((c) => !KNOWN_COUNTRIES.has(c))
+          .map((c) => ({ path: ['allowed_countries'], message: `Unknown country code "${c}".` })),
+        ...(/^\d{1,10}(\.\d{1,2})?$/.test(cap)
+          ? []
+          : [
+              {
+                path: ['daily_spend_cap_usd'],
+                message: 'Must be a non-negative amount with at most 2 decimals.',
+              },
+            ]),
+        ...(input.expiresAt && input.expiresAt <= now
+          ? [{ path: ['expires_at'], message: 'Must be in the future.' }]
+          : []),
+      ];
+      if (issues.length > 0) throw invalidInput(issues);
+      const secret = generateKey();
+      const row = {
+        id: newUuid(),
+        customer_id: input.customerId,
+        name: input.name.trim(),
+        prefix: displayPrefix(secret),
+        scopes: [...new Set(input.scopes)],
+        expires_at: input.expiresAt ?? null,
+        daily_spend_cap_usd: cap,
+        allowed_countries: [...new Set(countries)],
+        created_at: now,
+      };
+      await repo.insertKey(db, row, hasher.hash(secret));
+      return { key: rowToKeyView({ ...row, revoked_at: null, last_used_at: null }, now), secret };
+    },
+
+    /** New value for the same key id; the old value works until the grace period ends. */
+    async rotateKey(keyId: string): Promise<{ key: KeyView; secret: string; previousValidUntil: string }> {
+      const row = await requireKey(keyId);
+      if (row.revoked_at) throw new AppError('resource.conflict', 'A revoked key cannot be rotated.');
+      const now = clock.now();
+      const graceEnd = new Date(now.getTime() + deps.rotationGraceSeconds * 1000);
+      const secret = generateKey();
+      await repo.rotateSecret(db, keyId, hasher.hash(secret), now, graceEnd);
+      // The display prefix follows the newest value.
+      const updated = await db
+        .updateTable('api_keys')
+        .set({ prefix: displayPrefix(secret) })
+        .where('id', '=', keyId)
+        .returningAll()
+        .executeTakeFirstOrThrow();
+      return { key: rowToKeyView(updated, now), secret, previousValidUntil: graceEnd.toISOString() };
+    },
+
+    /** Immediate and irreversible. */
+    async revokeKey(keyId: string): Promise<KeyView> {
+      const row = await requireKey(keyId);
+      const now = clock.now();
+      if (row.revoked_at) return rowToKeyView(row, now);
+      const updated = await repo.updateKey(db, keyId, { revoked_at: now });
+      return rowToKeyView(updated ?? row, now);
+    },
+
+    async setScopes(keyId: string, scopes: readonly string[]): Promise<KeyView> {
+      const issues = checkScopes(scopes);
+      if (issues.length > 0) throw invalidInput(issues);
+      const row = await requireKey(keyId);
+      if (row.revoked_at) throw new AppError('resource.conflict', 'A revoked key cannot be changed.');
+      const updated = await repo.updateKey(db, keyId, { scopes: [...new Set(scopes)] });
+      return rowToKeyView(updated ?? row, clock.now());
+    },
+
+    async listKeys(filter: { customerId?: string; prefix?: string }): Promise<KeyView[]> {
+      const now = clock.now();
+      return (await repo.listKeys(db, filter)).map((r) => rowToKeyView(r, now));
+    },
+
+    async getKey(keyId: string): Promise<KeyView> {
+      return rowToKeyView(await requireKey(keyId), clock.now());
+    },
+  };
+}
+
+export type KeysService = ReturnType<typeof createKeysService>;

@@ -1,0 +1,23 @@
+/** Spec section 5.3, in its order. */
+export const SCOPES = [
+  'read_assistants',
+  'read_calls',
+  'read_analytics',
+  'outbound_calls',
+  'manage_webhooks',
+  'send_sms',
+] as const;
+export type Scope = (typeof SCOPES)[number];
+
+/** Announced for v1.1; shown everywhere but not grantable yet. */
+export const UNAVAILABLE_SCOPES: readonly Scope[] = ['send_sms'];
+export const GRANTABLE_SCOPES: readonly Scope[] = SCOPES.filter((s) => !UNAVAILABLE_SCOPES.includes(s));
+
+/** The dashboard's automation-platform preset (spec 5.5). */
+export const AUTOMATION_PRESET: readonly Scope[] = ['read_assistants', 'read_calls', 'manage_webhooks'];
+
+export const isScope = (s: string): s is Scope => (SCOPES as readonly string[]).includes(s);
+
+export function permissionsMap(granted: readonly string[]): Record<Scope, boolean> {
+  return Object.fromEntries(SCOPES.map((s) => [s, granted.includes(s)])) as Record<Scope, boolean>;
+}

@@ -1,0 +1,95 @@
+import { Command, CommanderError } from 'commander';
+import { registerAssistantCommands } from './cli/assistants.commands.ts';
+import { registerCustomerCommands } from './cli/customers.commands.ts';
+import { registerKeyCommands } from './cli/keys.commands.ts';
+import { systemClock } from './clock.ts';
+import { ConfigError, loadConfig } from './config.ts';
+import { DataDirLockedError } from './db/data-dir-lock.ts';
+import { migrateToLatest } from './db/migrate.ts';
+import { seedDemo } from './demo/seed-demo.ts';
+import { createLogger } from './logger.ts';
+import { openRuntime } from './runtime.ts';
+import { startServer } from './server.ts';
+
+async function serve(): Promise<void> {
+  const config = loadConfig();
+  const logger = createLogger(config.logLevel);
+  const runtime = await openRuntime(config, systemClock, logger);
+  const seed =
+    config.demoSeed && runtime.database.kind === 'pglite' && (await runtime.services.customers.isEmpty())
+      ? await seedDemo(runtime.database.db, runtime.services, systemClock)
+      : null;
+  const server = await startServer(runtime);
+
+  const lines = [
+    '',
+    `Voice Assistant Calls API listening on ${server.url}/api/v1`,
+    `  storage: ${runtime.database.kind === 'pglite' ? `embedded PGlite in ${config.dataDir}` : 'PostgreSQL'}; rate limits: ${runtime.redis ? 'Redis' : 'in memory'}`,
+    ...(server.plainUrl
+      ? [`  plain HTTP on ${server.plainUrl} (refused unless via a trusted TLS proxy)`]
+      : []),
+    ...(seed
+      ? [
+          `  demo customer ${seed.customerId}: ${seed.assistants} assistants, ${seed.calls} calls`,
+          '',
+          '  Demo API key (shown once, store it now):',
+          `    ${seed.secret}`,
+          '',
+          `  Try: curl -k -H "Authorization: Bearer ${seed.secret}" ${server.url}/api/v1/auth/whoami`,
+        ]
+      : ['  Create a key: npm run cli -- keys create --customer <id> --name <name> --preset all']),
+    '',
+  ];
+  process.stderr.write(`${lines.join('\n')}\n`);
+
+  let stopping = false;
+  const stop = async (signal: string) => {
+    if (stopping) return;
+    stopping = true;
+    logger.info({ signal }, 'shutting down');
+    const timer = setTimeout(() => process.exit(1), 10_000);
+    timer.unref();
+    await server.close();
+    await runtime.close();
+    process.exit(0);
+  };
+  process.on('SIGTERM', () => void stop('SIGTERM'));
+  process.on('SIGINT', () => void stop('SIGINT'));
+}
+
+const program = new Command()
+  .name('voice-calls-api')
+  .description(
+    'Voice Assistant Calls API: server and operator commands. Configuration comes from the environment.',
+  )
+  .exitOverride();
+
+program.command('serve').description('Start the HTTPS API (migrates first)').action(serve);
+program
+  .command('migrate')
+  .description('Run database migrations to the latest version')
+  .action(async () => {
+    const config = loadConfig();
+    const runtime = await openRuntime(config, systemClock, createLogger('warn', process.stderr));
+    // openRuntime has already migrated; running again reports nothing new and proves the schema is current.
+    const applied = await migrateToLatest(runtime.database.db);
+    process.stdout.write(`Schema is current${applied.length ? ` (applied ${applied.join(', ')})` : ''}.\n`);
+    await runtime.close();
+  });
+registerCustomerCommands(program);
+registerKeyCommands(program);
+registerAssistantCommands(program);
+
+try {
+  await program.parseAsync(process.argv);
+} catch (error) {
+  if (error instanceof CommanderError) {
+    process.exitCode = error.exitCode === 0 ? 0 : 2;
+  } else if (error instanceof ConfigError || error instanceof DataDirLockedError) {
+    process.stderr.write(`${error.message}\n`);
+    process.exitCode = 1;
+  } else {
+    process.stderr.write(`error: ${error instanceof Error ? error.message : String(error)}\n`);
+    process.exitCode = 1;
+  }
+}

@@ -1,0 +1,26 @@
+export const WINDOW_MS = 60_000;
+
+export type Bucket = { key: string; limit: number };
+
+export type BucketState = {
+  limit: number;
+  remaining: number;
+  /** When the bucket is full again (the newest counted request leaves the window). */
+  resetAt: Date;
+  /** Seconds until one more request would be admitted; 0 when one would be now. */
+  retryAfterSeconds: number;
+};
+
+export type HitResult = {
+  allowed: boolean;
+  states: BucketState[];
+  /** Index of the first bucket that refused, or -1. */
+  blockedIndex: number;
+};
+
+/** Sliding-window log limiter over several buckets at once: a request is counted in all or in none. */
+export interface RateLimiter {
+  hit(buckets: Bucket[], now: Date, requestId: string): Promise<HitResult>;
+  peek(bucket: Bucket, now: Date): Promise<BucketState>;
+  close(): Promise<void>;
+}

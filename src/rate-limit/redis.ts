@@ -1,0 +1,119 @@
+import type { Redis } from 'ioredis';
+import type { Logger } from 'pino';
+import type { Bucket, BucketState, HitResult, RateLimiter } from './interface.ts';
+import { WINDOW_MS } from './interface.ts';
+import { bucketState } from './sliding-window.ts';
+
+// One atomic script per request: prune every bucket, admit only if all have room, then count the
+// request in all of them. Sorted sets keyed by time make the window exact across instances.
+// ARGV: now ms, window ms, member ('' = only look), then one limit per key.
+const SCRIPT = `
+local now = tonumber(ARGV[1])
+local window = tonumber(ARGV[2])
+local member = ARGV[3]
+local allowed = 1
+for i = 1, #KEYS do
+  redis.call('ZREMRANGEBYSCORE', KEYS[i], '-inf', now - window)
+  if redis.call('ZCARD', KEYS[i]) >= tonumber(ARGV[3 + i]) then allowed = 0 end
+end
+if allowed == 1 and member ~= '' then
+  for i = 1, #KEYS do
+    redis.call('ZADD', KEYS[i], now, member)
+    redis.call('PEXPIRE', KEYS[i], window)
+  end
+end
+local out = { allowed }
+for i = 1, #KEYS do
+  local oldest = redis.call('ZRANGE', KEYS[i], 0, 0, 'WITHSCORES')
+  local newest = redis.call('ZRANGE', KEYS[i], -1, -1, 'WITHSCORES')
+  table.insert(out, redis.call('ZCARD', KEYS[i]))
+  table.insert(out, oldest[2] or '')
+  table.insert(out, newest[2] or '')
+end
+return out
+`;
+
+type SlidingRedis = Redis & {
+  slidingWindow(keyCount: number, ...args: (string | number)[]): Promise<(number | string)[]>;
+};
+
+/**
+ * The limiter shared by every instance through Redis. When Redis cannot be reached the request is
+ * judged by this instance's in-memory limiter instead (fail open to per-instance limits, logged):
+ * an outage of the cache must not take the API down with it.
+ */
+export function createRedisLimiter(
+  redis: Redis,
+  fallback: RateLimiter,
+  logger: Logger,
+  keyPrefix = 'rl:',
+): RateLimiter {
+  redis.defineCommand('slidingWindow', { lua: SCRIPT });
+  const client = redis as SlidingRedis;
+  let lastWarning = 0;
+
+  function warn(error: unknown) {
+    const now = Date.now();
+    if (now - lastWarning > 10_000) {
+      lastWarning = now;
+      logger.warn({ err: error }, 'Redis unreachable: rate limits fall back to this instance alone');
+    }
+  }
+
+  async function run(buckets: Bucket[], nowMs: number, member: string) {
+    const reply = await client.slidingWindow(
+      buckets.length,
+      ...buckets.map((b) => keyPrefix + b.key),
+      nowMs,
+      WINDOW_MS,
+      member,
+      ...buckets.map((b) => b.limit),
+    );
+    const states: BucketState[] = buckets.map((b, i) => {
+      const count = Number(reply[1 + i * 3]);
+      const oldest = reply[2 + i * 3];
+      const newest = reply[3 + i * 3];
+      return bucketState(
+        b.limit,
+        count,
+        oldest === '' ? null : Number(oldest),
+        newest === '' ? null : Number(newest),
+        nowMs,
+      );
+    });
+    return { allowed: Number(reply[0]) === 1, states };
+  }
+
+  return {
+    async hit(buckets, now, requestId): Promise<HitResult> {
+      try {
+        const { allowed, states } = await run(buckets, now.getTime(), requestId);
+        if (allowed) return { allowed, states, blockedIndex: -1 };
+        // Refused: the states were read before counting, so the full bucket is the one at 0.
+        return {
+          allowed,
+          states,
+          blockedIndex: Math.max(
+            0,
+            states.findIndex((s) => s.remaining === 0),
+          ),
+        };
+      } catch (error) {
+        warn(error);
+        return fallback.hit(buckets, now, requestId);
+      }
+    },
+    async peek(bucket, now) {
+      try {
+        const { states } = await run([bucket], now.getTime(), '');
+        return states[0] ?? fallback.peek(bucket, now);
+      } catch (error) {
+        warn(error);
+        return fallback.peek(bucket, now);
+      }
+    },
+    async close() {
+      await fallback.close();
+    },
+  };
+}

@@ -1,0 +1,75 @@
+import path from 'node:path';
+import { Redis } from 'ioredis';
+import type { Logger } from 'pino';
+import type { Clock } from './clock.ts';
+import type { Config } from './config.ts';
+import { lockDataDir } from './db/data-dir-lock.ts';
+import { type DatabaseHandle, openDatabase } from './db/database.ts';
+import { migrateToLatest } from './db/migrate.ts';
+import { createKeyHasher } from './keys/key-hash.ts';
+import type { RateLimiter } from './rate-limit/interface.ts';
+import { createMemoryLimiter } from './rate-limit/memory.ts';
+import { createRedisLimiter } from './rate-limit/redis.ts';
+import { loadServerSecret } from './server-secret.ts';
+import { createServices, type Services } from './services.ts';
+
+export type Runtime = {
+  config: Config;
+  database: DatabaseHandle;
+  services: Services;
+  limiter: RateLimiter;
+  redis: Redis | null;
+  clock: Clock;
+  logger: Logger;
+  close(): Promise<void>;
+};
+
+/** Opens storage (locking the embedded folder), migrates, and wires the domain layer; shared by every entry point. */
+export async function openRuntime(config: Config, clock: Clock, logger: Logger): Promise<Runtime> {
+  const unlock = config.databaseUrl ? () => {} : lockDataDir(config.dataDir);
+  try {
+    const database = await openDatabase({
+      url: config.databaseUrl,
+      pgliteDir: path.join(config.dataDir, 'pglite'),
+      poolSize: config.databasePoolSize,
+    });
+    await migrateToLatest(database.db);
+    const hasher = createKeyHasher(loadServerSecret(config.serverSecret, config.dataDir));
+    const redis = config.redisUrl
+      ? new Redis(config.redisUrl, {
+          enableOfflineQueue: false,
+          maxRetriesPerRequest: 1,
+          connectTimeout: 2_000,
+        })
+      : null;
+    // Errors surface on each command (and the limiter falls back); the event only needs a listener.
+    redis?.on('error', () => {});
+    const limiter = redis ? createRedisLimiter(redis, createMemoryLimiter(), logger) : createMemoryLimiter();
+    const services = createServices({
+      db: database.db,
+      clock,
+      hasher,
+      logger,
+      rotationGraceSeconds: config.keyRotationGraceSeconds,
+      defaultRateLimit: config.rateLimitPerMinute,
+    });
+    return {
+      config,
+      database,
+      services,
+      limiter,
+      redis,
+      clock,
+      logger,
+      async close() {
+        await limiter.close();
+        redis?.disconnect();
+        await database.close();
+        unlock();
+      },
+    };
+  } catch (error) {
+    unlock();
+    throw error;
+  }
+}

@@ -1,0 +1,59 @@
+import http from 'node:http';
+import type { FastifyInstance } from 'fastify';
+import { buildApp } from './app.ts';
+import { loadTls } from './http/tls.ts';
+import type { Runtime } from './runtime.ts';
+
+export type RunningServer = {
+  app: FastifyInstance;
+  url: string;
+  plainUrl: string | null;
+  close(): Promise<void>;
+};
+
+/** Listens: HTTPS always, and optionally a plain-HTTP port that only trusted TLS proxies may use. */
+export async function startServer(runtime: Runtime): Promise<RunningServer> {
+  const { config } = runtime;
+  const tls = await loadTls({
+    certFile: config.tlsCertFile,
+    keyFile: config.tlsKeyFile,
+    dataDir: config.dataDir,
+  });
+  const app = await buildApp({
+    services: runtime.services,
+    limiter: runtime.limiter,
+    clock: runtime.clock,
+    logger: runtime.logger,
+    tls,
+    trustedProxies: config.trustedProxies,
+    bodyLimitBytes: config.bodyLimitBytes,
+    authFailuresPerMinutePerIp: config.authFailuresPerMinutePerIp,
+    authFailuresPerMinutePerPrefix: config.authFailuresPerMinutePerPrefix,
+  });
+  await app.listen({ host: config.host, port: config.port });
+  const address = app.server.address();
+  const port = typeof address === 'object' && address ? address.port : config.port;
+  const host = config.host.includes(':') ? `[${config.host}]` : config.host;
+  const url = config.baseUrl ?? `https://${host === '0.0.0.0' ? '127.0.0.1' : host}:${port}`;
+
+  let plain: http.Server | null = null;
+  let plainUrl: string | null = null;
+  if (config.httpPort !== undefined) {
+    // Same routes and hooks; the guard refuses anything that did not arrive over TLS.
+    plain = http.createServer((req, res) => app.routing(req, res));
+    const p = plain;
+    await new Promise<void>((resolve) => p.listen(config.httpPort, config.host, resolve));
+    const a = plain.address();
+    plainUrl = `http://${host}:${typeof a === 'object' && a ? a.port : config.httpPort}`;
+  }
+
+  return {
+    app,
+    url,
+    plainUrl,
+    async close() {
+      plain?.close();
+      await app.close();
+    },
+  };
+}
