@@ -1,4 +1,4 @@
-import type { Insertable, Selectable } from 'kysely';
+import type { Generated, Insertable, Selectable } from 'kysely';
 
 export type CallDirection = 'inbound' | 'outbound';
 
@@ -31,6 +31,8 @@ export interface CallsTable {
   billable_seconds: number | null;
   created_at: Date;
   updated_at: Date;
+  /** Last event sequence number given out for this call. */
+  event_seq: Generated<number>;
 }
 export type CallRow = Selectable<CallsTable>;
 export type NewCall = Insertable<CallsTable>;

@@ -25,7 +25,7 @@ export function lockDataDir(dir: string): () => void {
     } catch (error) {
       if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
       const owner = Number(fs.readFileSync(file, 'utf8'));
-      if (Number.isInteger(owner) && owner > 0 && owner !== process.pid && isAlive(owner)) {
+      if (Number.isInteger(owner) && owner > 0 && owner !== process.pid && isProcessAlive(owner)) {
         throw new DataDirLockedError(
           `The data folder ${dir} is in use by process ${owner}. Stop that process, or point DATA_DIR elsewhere ` +
             '(two processes on one embedded database would corrupt it; use DATABASE_URL to run several instances).',
@@ -37,7 +37,7 @@ export function lockDataDir(dir: string): () => void {
   throw new DataDirLockedError(`Could not lock the data folder ${dir}.`);
 }
 
-function isAlive(pid: number): boolean {
+export function isProcessAlive(pid: number): boolean {
   try {
     process.kill(pid, 0);
     return true;

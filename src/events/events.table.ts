@@ -1,0 +1,16 @@
+import type { Selectable } from 'kysely';
+
+export const EVENT_TYPES = ['call.completed', 'call.insight.received', 'call.transcript.ready'] as const;
+export type EventType = (typeof EVENT_TYPES)[number];
+
+export interface EventsTable {
+  id: string;
+  customer_id: string;
+  type: EventType;
+  call_id: string | null;
+  sequence: number;
+  /** The `data` object of the webhook envelope, exactly as delivered. */
+  data: unknown;
+  occurred_at: Date;
+}
+export type EventRow = Selectable<EventsTable>;

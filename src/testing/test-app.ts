@@ -1,0 +1,158 @@
+import { Writable } from 'node:stream';
+import type { FastifyInstance } from 'fastify';
+import { Agent, request } from 'undici';
+import { buildApp } from '../app.ts';
+import { type Clock, ManualClock } from '../clock.ts';
+import type { Database } from '../db/database.ts';
+import { makeSelfSignedCertificate } from '../http/tls.ts';
+import { createKeyHasher } from '../keys/key-hash.ts';
+import { GRANTABLE_SCOPES } from '../keys/scopes.ts';
+import { createLogger } from '../logger.ts';
+import type { RateLimiter } from '../rate-limit/interface.ts';
+import { createMemoryLimiter } from '../rate-limit/memory.ts';
+import { createServices, type Services } from '../services.ts';
+import { testDatabase } from './test-database.ts';
+
+export type TestResponse = {
+  status: number;
+  headers: Record<string, string>;
+  text: string;
+  // biome-ignore lint/suspicious/noExplicitAny: test bodies are asserted field by field
+  body: any;
+};
+
+export type RequestOptions = {
+  key?: string;
+  body?: unknown;
+  rawBody?: string;
+  headers?: Record<string, string>;
+};
+
+export type TestApp = {
+  url: string;
+  app: FastifyInstance;
+  db: Database;
+  services: Services;
+  clock: ManualClock;
+  /** Every log line the app wrote, for tests that check what is (not) logged. */
+  logs: string[];
+  request(method: string, path: string, options?: RequestOptions): Promise<TestResponse>;
+  close(): Promise<void>;
+};
+
+export type TestAppOptions = {
+  clock?: ManualClock;
+  limiter?: RateLimiter;
+  rotationGraceSeconds?: number;
+  authFailuresPerMinutePerIp?: number;
+  authFailuresPerMinutePerPrefix?: number;
+  trustedProxies?: string[];
+  bodyLimitBytes?: number;
+  serverSecret?: string;
+};
+
+let certificate: Promise<{ key: string; cert: string }> | null = null;
+
+/** The real app over real HTTPS on an ephemeral loopback port, with an injected clock. */
+export async function startTestApp(options: TestAppOptions = {}): Promise<TestApp> {
+  certificate ??= makeSelfSignedCertificate();
+  const tls = await certificate;
+  const { db } = await testDatabase();
+  const clock = options.clock ?? new ManualClock(new Date());
+  const logs: string[] = [];
+  const logger = createLogger(
+    'info',
+    new Writable({
+      write(chunk, _enc, done) {
+        logs.push(String(chunk));
+        done();
+      },
+    }),
+  );
+  const services = createServices({
+    db,
+    clock: clock as Clock,
+    hasher: createKeyHasher(options.serverSecret ?? 'test-server-secret-0123456789abcdef'),
+    logger,
+    rotationGraceSeconds: options.rotationGraceSeconds ?? 3600,
+    defaultRateLimit: 60,
+  });
+  const limiter = options.limiter ?? createMemoryLimiter();
+  const app = await buildApp({
+    services,
+    limiter,
+    clock,
+    logger,
+    tls,
+    trustedProxies: options.trustedProxies ?? [],
+    bodyLimitBytes: options.bodyLimitBytes ?? 64 * 1024,
+    authFailuresPerMinutePerIp: options.authFailuresPerMinutePerIp ?? 1_000_000,
+    authFailuresPerMinutePerPrefix: options.authFailuresPerMinutePerPrefix ?? 1_000_000,
+  });
+  await app.listen({ host: '127.0.0.1', port: 0 });
+  const address = app.server.address();
+  const port = typeof address === 'object' && address ? address.port : 0;
+  const url = `https://127.0.0.1:${port}`;
+  const dispatcher = new Agent({ connect: { ca: tls.cert } });
+
+  return {
+    url,
+    app,
+    db,
+    services,
+    clock,
+    logs,
+    async request(method, path, opts = {}) {
+      const headers: Record<string, string> = { ...opts.headers };
+      if (opts.key !== undefined) headers.authorization = `Bearer ${opts.key}`;
+      let body: string | undefined = opts.rawBody;
+      if (opts.body !== undefined) {
+        body = JSON.stringify(opts.body);
+        headers['content-type'] ??= 'application/json';
+      }
+      const res = await request(url + path, { method: method as 'GET', headers, body, dispatcher });
+      const text = await res.body.text();
+      const flat = Object.fromEntries(
+        Object.entries(res.headers).map(([k, v]) => [k, Array.isArray(v) ? v.join(', ') : String(v)]),
+      );
+      let parsed: unknown = null;
+      try {
+        parsed = text ? JSON.parse(text) : null;
+      } catch {
+        parsed = null;
+      }
+      return { status: res.statusCode, headers: flat, text, body: parsed };
+    },
+    async close() {
+      await app.close();
+      await dispatcher.close();
+      await limiter.close();
+    },
+  };
+}
+
+export type TestCustomer = {
+  customerId: string;
+  keyId: string;
+  key: string;
+};
+
+let counter = 0;
+
+/** A fresh customer with one key (every grantable scope unless told otherwise). */
+export async function newCustomer(
+  t: Pick<TestApp, 'services'>,
+  options: { scopes?: readonly string[]; rateLimitPerMinute?: number; name?: string } = {},
+): Promise<TestCustomer> {
+  counter += 1;
+  const customer = await t.services.customers.createCustomer({
+    name: options.name ?? `Customer ${counter}`,
+    ...(options.rateLimitPerMinute ? { rateLimitPerMinute: options.rateLimitPerMinute } : {}),
+  });
+  const { key, secret } = await t.services.keys.createKey({
+    customerId: customer.id,
+    name: `key ${counter}`,
+    scopes: options.scopes ?? GRANTABLE_SCOPES,
+  });
+  return { customerId: customer.id, keyId: key.id, key: secret };
+}
