@@ -12,6 +12,7 @@ import { createMemoryLimiter } from './rate-limit/memory.ts';
 import { createRedisLimiter } from './rate-limit/redis.ts';
 import { loadServerSecret } from './server-secret.ts';
 import { createServices, type Services } from './services.ts';
+import { createSigner } from './signer.ts';
 
 export type Runtime = {
   config: Config;
@@ -34,7 +35,8 @@ export async function openRuntime(config: Config, clock: Clock, logger: Logger):
       poolSize: config.databasePoolSize,
     });
     await migrateToLatest(database.db);
-    const hasher = createKeyHasher(loadServerSecret(config.serverSecret, config.dataDir));
+    const serverSecret = loadServerSecret(config.serverSecret, config.dataDir);
+    const hasher = createKeyHasher(serverSecret);
     const redis = config.redisUrl
       ? new Redis(config.redisUrl, {
           enableOfflineQueue: false,
@@ -49,6 +51,7 @@ export async function openRuntime(config: Config, clock: Clock, logger: Logger):
       db: database.db,
       clock,
       hasher,
+      signer: createSigner(serverSecret),
       logger,
       rotationGraceSeconds: config.keyRotationGraceSeconds,
       defaultRateLimit: config.rateLimitPerMinute,

@@ -6,11 +6,13 @@ import type { Database } from './db/database.ts';
 import { createAuthenticator } from './keys/authenticate.ts';
 import type { KeyHasher } from './keys/key-hash.ts';
 import { createKeysService } from './keys/keys.service.ts';
+import type { Signer } from './signer.ts';
 
 export type CoreDeps = {
   db: Database;
   clock: Clock;
   hasher: KeyHasher;
+  signer: Signer;
   logger: Logger;
   rotationGraceSeconds: number;
   defaultRateLimit: number;

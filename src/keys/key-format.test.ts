@@ -26,7 +26,14 @@ describe('key format', () => {
 
   it('refuses wrong shapes and reports test-mode keys separately', () => {
     assert.equal(parseToken('svc_test_abcdefabcdefabcdefabcdefabcdefabcdef').kind, 'test_mode');
-    for (const bad of ['', 'svc_live_', 'svc_live_short', 'sk_live_abc', `${generateKey()}x`, 'svc_live_!!!!']) {
+    for (const bad of [
+      '',
+      'svc_live_',
+      'svc_live_short',
+      'sk_live_abc',
+      `${generateKey()}x`,
+      'svc_live_!!!!',
+    ]) {
       assert.equal(parseToken(bad).kind, 'malformed', bad);
     }
   });

@@ -11,6 +11,7 @@ import { createLogger } from '../logger.ts';
 import type { RateLimiter } from '../rate-limit/interface.ts';
 import { createMemoryLimiter } from '../rate-limit/memory.ts';
 import { createServices, type Services } from '../services.ts';
+import { createSigner } from '../signer.ts';
 import { testDatabase } from './test-database.ts';
 
 export type TestResponse = {
@@ -69,10 +70,12 @@ export async function startTestApp(options: TestAppOptions = {}): Promise<TestAp
       },
     }),
   );
+  const serverSecret = options.serverSecret ?? 'test-server-secret-0123456789abcdef';
   const services = createServices({
     db,
     clock: clock as Clock,
-    hasher: createKeyHasher(options.serverSecret ?? 'test-server-secret-0123456789abcdef'),
+    hasher: createKeyHasher(serverSecret),
+    signer: createSigner(serverSecret),
     logger,
     rotationGraceSeconds: options.rotationGraceSeconds ?? 3600,
     defaultRateLimit: 60,

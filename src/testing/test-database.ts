@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { sql } from 'kysely';
-import { type Database, type DatabaseHandle, openDatabase } from '../db/database.ts';
 import { isProcessAlive } from '../db/data-dir-lock.ts';
+import { type Database, type DatabaseHandle, openDatabase } from '../db/database.ts';
 import { migrateToLatest } from '../db/migrate.ts';
 
 let shared: Promise<DatabaseHandle> | null = null;
