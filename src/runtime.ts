@@ -55,6 +55,7 @@ export async function openRuntime(config: Config, clock: Clock, logger: Logger):
       logger,
       rotationGraceSeconds: config.keyRotationGraceSeconds,
       defaultRateLimit: config.rateLimitPerMinute,
+      defaultKeyRateLimit: config.keyRateLimitPerMinute,
     });
     return {
       config,

@@ -39,9 +39,8 @@ export async function startServer(runtime: Runtime): Promise<RunningServer> {
   let plain: http.Server | null = null;
   let plainUrl: string | null = null;
   if (config.httpPort !== undefined) {
-    // Same routes and hooks; the guard refuses anything that did not arrive over TLS.
-    plain = http.createServer((req, res) => app.routing(req, res));
-    const p = plain;
+    const p = createPlainListener(app);
+    plain = p;
     await new Promise<void>((resolve) => p.listen(config.httpPort, config.host, resolve));
     const a = plain.address();
     plainUrl = `http://${host}:${typeof a === 'object' && a ? a.port : config.httpPort}`;
@@ -56,4 +55,9 @@ export async function startServer(runtime: Runtime): Promise<RunningServer> {
       await app.close();
     },
   };
+}
+
+/** Plain HTTP into the same routes and hooks; the guard refuses anything that did not arrive over TLS. */
+export function createPlainListener(app: FastifyInstance): http.Server {
+  return http.createServer((req, res) => app.routing(req, res));
 }

@@ -16,6 +16,7 @@ export type CoreDeps = {
   logger: Logger;
   rotationGraceSeconds: number;
   defaultRateLimit: number;
+  defaultKeyRateLimit: number;
 };
 
 /** The one domain layer: the HTTP API, the CLI and the dashboard all call these. */

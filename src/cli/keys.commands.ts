@@ -26,6 +26,11 @@ export function registerKeyCommands(program: Command): void {
     .option('--expires-at <iso>', 'expiry time (ISO-8601)')
     .option('--spend-cap <usd>', 'daily outbound spend cap in USD, e.g. 50.00')
     .option('--countries <list>', 'outbound country allowlist, e.g. US,CA')
+    .option(
+      '--rate-limit <perMinute>',
+      'per-key window ceiling (1-600; default from KEY_RATE_LIMIT_PER_MINUTE)',
+      Number,
+    )
     .option('--json', 'print JSON')
     .action(
       (opts: {
@@ -36,6 +41,7 @@ export function registerKeyCommands(program: Command): void {
         expiresAt?: string;
         spendCap?: string;
         countries?: string;
+        rateLimit?: number;
         json?: boolean;
       }) =>
         withRuntime(async ({ services }) => {
@@ -49,6 +55,7 @@ export function registerKeyCommands(program: Command): void {
             expiresAt,
             ...(opts.spendCap ? { dailySpendCapUsd: opts.spendCap } : {}),
             ...(opts.countries ? { allowedCountries: csv(opts.countries) } : {}),
+            ...(opts.rateLimit === undefined ? {} : { rateLimitPerMinute: opts.rateLimit }),
           });
           output(
             opts,

@@ -87,7 +87,7 @@ export function registerGuard(app: FastifyInstance, deps: GuardDeps): void {
     const hit = await limiter.hit(
       [
         { key: `customer:${p.customerId}`, limit: p.rateLimitPerMinute },
-        { key: `key:${p.keyId}`, limit: p.rateLimitPerMinute },
+        { key: `key:${p.keyId}`, limit: p.keyRateLimitPerMinute },
       ],
       clock.now(),
       request.id,

@@ -14,7 +14,10 @@ export type Principal = {
   customerId: string;
   customerName: string;
   scopes: string[];
+  /** Ceiling of the per-customer window (the plan). */
   rateLimitPerMinute: number;
+  /** Ceiling of the per-key window. */
+  keyRateLimitPerMinute: number;
   dailySpendCapUsd: string;
   allowedCountries: string[];
 };
@@ -35,6 +38,7 @@ export function createAuthenticator(deps: {
   hasher: KeyHasher;
   clock: Clock;
   logger: Logger;
+  defaultKeyRateLimit: number;
 }): Authenticator {
   const { db, hasher, clock, logger } = deps;
   return {
@@ -108,6 +112,7 @@ export function createAuthenticator(deps: {
         customerName: row.customer_name,
         scopes: row.scopes,
         rateLimitPerMinute: row.rate_limit_per_minute,
+        keyRateLimitPerMinute: row.key_rate_limit_per_minute ?? deps.defaultKeyRateLimit,
         dailySpendCapUsd: row.daily_spend_cap_usd,
         allowedCountries: row.allowed_countries,
       };

@@ -31,6 +31,7 @@ export async function findBySecretHash(db: Database, hash: string) {
       'k.last_used_at',
       'k.daily_spend_cap_usd',
       'k.allowed_countries',
+      'k.rate_limit_per_minute as key_rate_limit_per_minute',
       'k.customer_id',
       'c.name as customer_name',
       'c.rate_limit_per_minute',

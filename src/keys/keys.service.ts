@@ -26,6 +26,7 @@ export type KeyView = {
   expires_at: string | null;
   daily_spend_cap_usd: string;
   allowed_countries: string[];
+  rate_limit_per_minute: number | null;
   created_at: string;
   last_used_at: string | null;
   revoked_at: string | null;
@@ -43,6 +44,7 @@ export function rowToKeyView(row: ApiKeyRow, now: Date): KeyView {
     expires_at: row.expires_at?.toISOString() ?? null,
     daily_spend_cap_usd: row.daily_spend_cap_usd,
     allowed_countries: row.allowed_countries,
+    rate_limit_per_minute: row.rate_limit_per_minute,
     created_at: row.created_at.toISOString(),
     last_used_at: row.last_used_at?.toISOString() ?? null,
     revoked_at: row.revoked_at?.toISOString() ?? null,
@@ -65,6 +67,8 @@ export type NewKeyInput = {
   expiresAt?: Date | null;
   dailySpendCapUsd?: string;
   allowedCountries?: readonly string[];
+  /** Per-key window ceiling (1-600); absent means the configured default. */
+  rateLimitPerMinute?: number | null;
 };
 
 export function createKeysService(deps: KeysDeps) {
@@ -95,6 +99,12 @@ export function createKeysService(deps: KeysDeps) {
                 message: 'Must be a non-negative amount with at most 2 decimals.',
               },
             ]),
+        ...(input.rateLimitPerMinute == null ||
+        (Number.isInteger(input.rateLimitPerMinute) &&
+          input.rateLimitPerMinute >= 1 &&
+          input.rateLimitPerMinute <= 600)
+          ? []
+          : [{ path: ['rate_limit_per_minute'], message: 'Must be a whole number from 1 to 600.' }]),
         ...(input.expiresAt && input.expiresAt <= now
           ? [{ path: ['expires_at'], message: 'Must be in the future.' }]
           : []),
@@ -110,6 +120,7 @@ export function createKeysService(deps: KeysDeps) {
         expires_at: input.expiresAt ?? null,
         daily_spend_cap_usd: cap,
         allowed_countries: [...new Set(countries)],
+        rate_limit_per_minute: input.rateLimitPerMinute ?? null,
         created_at: now,
       };
       await repo.insertKey(db, row, hasher.hash(secret));

@@ -11,6 +11,8 @@ export interface ApiKeysTable {
   /** numeric(12,2), read as a decimal string. */
   daily_spend_cap_usd: string;
   allowed_countries: string[];
+  /** Per-key window ceiling; null means the configured default. */
+  rate_limit_per_minute: number | null;
   created_at: Date;
   last_used_at: Date | null;
 }

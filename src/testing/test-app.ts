@@ -1,6 +1,8 @@
+import net from 'node:net';
 import { Writable } from 'node:stream';
+import { connect as tlsConnect } from 'node:tls';
 import type { FastifyInstance } from 'fastify';
-import { Agent, request } from 'undici';
+import { Agent, type buildConnector, request } from 'undici';
 import { buildApp } from '../app.ts';
 import { type Clock, ManualClock } from '../clock.ts';
 import type { Database } from '../db/database.ts';
@@ -24,6 +26,8 @@ export type TestResponse = {
 
 export type RequestOptions = {
   key?: string;
+  /** Source address on the loopback range (e.g. 127.0.0.2), to act as another client IP. */
+  localAddress?: string;
   body?: unknown;
   rawBody?: string;
   headers?: Record<string, string>;
@@ -31,6 +35,8 @@ export type RequestOptions = {
 
 export type TestApp = {
   url: string;
+  /** The PEM certificate the server presents (self-signed), for clients that must trust it. */
+  cert: string;
   app: FastifyInstance;
   db: Database;
   services: Services;
@@ -50,6 +56,8 @@ export type TestAppOptions = {
   trustedProxies?: string[];
   bodyLimitBytes?: number;
   serverSecret?: string;
+  /** Extra routes or hooks, registered before the app listens (e.g. a route that fails on purpose). */
+  register?: (app: FastifyInstance) => void;
 };
 
 let certificate: Promise<{ key: string; cert: string }> | null = null;
@@ -79,6 +87,7 @@ export async function startTestApp(options: TestAppOptions = {}): Promise<TestAp
     logger,
     rotationGraceSeconds: options.rotationGraceSeconds ?? 3600,
     defaultRateLimit: 60,
+    defaultKeyRateLimit: 60,
   });
   const limiter = options.limiter ?? createMemoryLimiter();
   const app = await buildApp({
@@ -92,14 +101,24 @@ export async function startTestApp(options: TestAppOptions = {}): Promise<TestAp
     authFailuresPerMinutePerIp: options.authFailuresPerMinutePerIp ?? 1_000_000,
     authFailuresPerMinutePerPrefix: options.authFailuresPerMinutePerPrefix ?? 1_000_000,
   });
+  options.register?.(app);
   await app.listen({ host: '127.0.0.1', port: 0 });
   const address = app.server.address();
   const port = typeof address === 'object' && address ? address.port : 0;
   const url = `https://127.0.0.1:${port}`;
-  const dispatcher = new Agent({ connect: { ca: tls.cert } });
+  const dispatchers = new Map<string, Agent>();
+  const dispatcherFor = (localAddress = '127.0.0.1') => {
+    let agent = dispatchers.get(localAddress);
+    if (!agent) {
+      agent = new Agent({ connect: loopbackConnector(tls.cert, localAddress) });
+      dispatchers.set(localAddress, agent);
+    }
+    return agent;
+  };
 
   return {
     url,
+    cert: tls.cert,
     app,
     db,
     services,
@@ -113,7 +132,12 @@ export async function startTestApp(options: TestAppOptions = {}): Promise<TestAp
         body = JSON.stringify(opts.body);
         headers['content-type'] ??= 'application/json';
       }
-      const res = await request(url + path, { method: method as 'GET', headers, body, dispatcher });
+      const res = await request(url + path, {
+        method: method as 'GET',
+        headers,
+        body,
+        dispatcher: dispatcherFor(opts.localAddress),
+      });
       const text = await res.body.text();
       const flat = Object.fromEntries(
         Object.entries(res.headers).map(([k, v]) => [k, Array.isArray(v) ? v.join(', ') : String(v)]),
@@ -128,7 +152,7 @@ export async function startTestApp(options: TestAppOptions = {}): Promise<TestAp
     },
     async close() {
       await app.close();
-      await dispatcher.close();
+      await Promise.all([...dispatchers.values()].map((d) => d.close()));
       await limiter.close();
     },
   };
@@ -145,7 +169,12 @@ let counter = 0;
 /** A fresh customer with one key (every grantable scope unless told otherwise). */
 export async function newCustomer(
   t: Pick<TestApp, 'services'>,
-  options: { scopes?: readonly string[]; rateLimitPerMinute?: number; name?: string } = {},
+  options: {
+    scopes?: readonly string[];
+    rateLimitPerMinute?: number;
+    keyRateLimitPerMinute?: number;
+    name?: string;
+  } = {},
 ): Promise<TestCustomer> {
   counter += 1;
   const customer = await t.services.customers.createCustomer({
@@ -156,6 +185,20 @@ export async function newCustomer(
     customerId: customer.id,
     name: `key ${counter}`,
     scopes: options.scopes ?? GRANTABLE_SCOPES,
+    ...(options.keyRateLimitPerMinute ? { rateLimitPerMinute: options.keyRateLimitPerMinute } : {}),
   });
   return { customerId: customer.id, keyId: key.id, key: secret };
+}
+
+/** undici ignores `localAddress` in its connect options, so tests that act as another IP dial themselves. */
+export function loopbackConnector(ca: string, localAddress: string): buildConnector.connector {
+  return (options, callback) => {
+    const port = Number(options.port) || (options.protocol === 'https:' ? 443 : 80);
+    const raw = net.connect({ host: options.hostname, port, localAddress });
+    const socket =
+      options.protocol === 'https:' ? tlsConnect({ socket: raw, ca, servername: 'localhost' }) : raw;
+    socket.once(options.protocol === 'https:' ? 'secureConnect' : 'connect', () => callback(null, socket));
+    socket.once('error', (error) => callback(error, null));
+    return socket;
+  };
 }

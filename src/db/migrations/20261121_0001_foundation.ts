@@ -20,6 +20,7 @@ export async function up(db: Kysely<unknown>): Promise<void> {
       revoked_at timestamptz,
       daily_spend_cap_usd numeric(12, 2) not null check (daily_spend_cap_usd >= 0),
       allowed_countries text[] not null,
+      rate_limit_per_minute integer check (rate_limit_per_minute between 1 and 600),
       created_at timestamptz not null,
       last_used_at timestamptz
     )`,

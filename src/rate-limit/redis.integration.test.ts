@@ -1,0 +1,82 @@
+import assert from 'node:assert/strict';
+import { randomBytes } from 'node:crypto';
+import { after, before, describe, it } from 'node:test';
+import { Redis } from 'ioredis';
+import { ManualClock } from '../clock.ts';
+import { createLogger } from '../logger.ts';
+import { newCustomer, startTestApp, type TestApp } from '../testing/test-app.ts';
+import { createMemoryLimiter } from './memory.ts';
+import { createRedisLimiter } from './redis.ts';
+
+const REDIS_URL = process.env.REDIS_URL;
+const quiet = createLogger('silent');
+
+describe('Redis-backed limiter shared by two instances', {
+  skip: REDIS_URL ? false : 'set REDIS_URL to run',
+}, () => {
+  const prefix = `test:${randomBytes(4).toString('hex')}:`;
+  const clock = new ManualClock(new Date());
+  let a: TestApp;
+  let b: TestApp;
+  const clients: Redis[] = [];
+  const limiter = () => {
+    const client = new Redis(REDIS_URL ?? '', { maxRetriesPerRequest: 1 });
+    clients.push(client);
+    return createRedisLimiter(client, createMemoryLimiter(), quiet, prefix);
+  };
+  before(async () => {
+    a = await startTestApp({ clock, limiter: limiter() });
+    b = await startTestApp({ clock, limiter: limiter() });
+  });
+  after(async () => {
+    await a.close();
+    await b.close();
+    const keys = await clients[0]?.keys(`${prefix}*`);
+    if (keys?.length) await clients[0]?.del(...keys);
+    for (const c of clients) c.disconnect();
+  });
+
+  it('together the two instances admit exactly the limit, even when requests race', async () => {
+    const c = await newCustomer(a);
+    const responses = await Promise.all(
+      Array.from({ length: 70 }, (_, i) =>
+        (i % 2 ? a : b).request('GET', '/api/v1/auth/whoami', { key: c.key }),
+      ),
+    );
+    const admitted = responses.filter((r) => r.status === 200).length;
+    assert.equal(admitted, 60);
+    assert.ok(responses.filter((r) => r.status === 429).every((r) => r.headers['retry-after'] === '60'));
+  });
+
+  it('a slot freed by time is visible to both instances', async () => {
+    const c = await newCustomer(a);
+    for (let i = 0; i < 60; i++) await (i % 2 ? a : b).request('GET', '/api/v1/auth/whoami', { key: c.key });
+    assert.equal((await a.request('GET', '/api/v1/auth/whoami', { key: c.key })).status, 429);
+    clock.advance(60_000);
+    assert.equal((await b.request('GET', '/api/v1/auth/whoami', { key: c.key })).status, 200);
+  });
+});
+
+describe('Redis unreachable', () => {
+  it('falls back to the in-memory limiter: the service keeps answering and still limits (fail open to per-instance)', async () => {
+    const dead = new Redis('redis://127.0.0.1:1', {
+      maxRetriesPerRequest: 0,
+      enableOfflineQueue: false,
+      lazyConnect: true,
+      retryStrategy: () => null,
+    });
+    dead.on('error', () => {});
+    const t = await startTestApp({ limiter: createRedisLimiter(dead, createMemoryLimiter(), quiet) });
+    try {
+      const c = await newCustomer(t);
+      const statuses: number[] = [];
+      for (let i = 0; i < 61; i++)
+        statuses.push((await t.request('GET', '/api/v1/auth/whoami', { key: c.key })).status);
+      assert.deepEqual(statuses.slice(0, 60), Array(60).fill(200));
+      assert.equal(statuses[60], 429);
+    } finally {
+      await t.close();
+      dead.disconnect();
+    }
+  });
+});
