@@ -1,10 +1,14 @@
 import type { Clock } from '../clock.ts';
 import type { Database } from '../db/database.ts';
-import { type Issue, invalidInput } from '../errors/app-error.ts';
+import { type Issue, invalidInput, notFound } from '../errors/app-error.ts';
 import { newUuid } from '../ids.ts';
+import { createCursorCodec, positionOfRow } from '../pagination/cursor.ts';
 import { checkE164 } from '../phone.ts';
+import type { Signer } from '../signer.ts';
+import { ASSISTANTS_DEFAULT_LIMIT, type ListAssistantsQuery } from './assistants.query.ts';
 import * as repo from './assistants.repository.ts';
 import type { AssistantRow } from './assistants.table.ts';
+import { type AssistantsPage, rowToAssistant } from './assistants.views.ts';
 import { isVoiceId, VOICE_IDS } from './voices.ts';
 
 export type NewAssistantInput = {
@@ -19,8 +23,9 @@ export type NewAssistantInput = {
 
 const LOCALE_RE = /^[a-z]{2,3}(-[A-Z]{2})?$/;
 
-export function createAssistantsService(deps: { db: Database; clock: Clock }) {
+export function createAssistantsService(deps: { db: Database; clock: Clock; signer: Signer }) {
   const { db, clock } = deps;
+  const cursors = createCursorCodec(deps.signer, 'assistants-cursor');
   return {
     async createAssistant(input: NewAssistantInput): Promise<AssistantRow> {
       const language = input.language ?? 'en-US';
@@ -54,6 +59,35 @@ export function createAssistantsService(deps: { db: Database; clock: Clock }) {
       };
       await repo.insertAssistant(db, row);
       return row;
+    },
+
+    /**
+     * GET /assistants: newest first (`created_at desc, id desc`). `cursor` wins over `offset`/`page`;
+     * with a cursor, `pagination.offset` is the number of assistants before this page. With `id`, the
+     * list holds that one assistant, and an id that is not the caller's is 404.
+     */
+    async listAssistants(customerId: string, q: ListAssistantsQuery): Promise<AssistantsPage> {
+      const filter = { customerId, id: q.id };
+      const scope = [customerId, q.id ?? null];
+      const limit = q.limit ?? ASSISTANTS_DEFAULT_LIMIT;
+      const after = q.cursor ? cursors.decode(q.cursor, scope) : null;
+      const position = after ? { atIso: after.at.iso, id: after.id } : null;
+      const offset = position
+        ? await repo.countAssistants(db, filter, position)
+        : (q.offset ?? (q.page ?? 0) * limit);
+      const start = position ? { after: position } : { offset };
+      const [rows, total] = await Promise.all([
+        repo.assistantPageQuery(db, filter, start, limit + 1).execute(),
+        repo.countAssistants(db, filter),
+      ]);
+      if (q.id && total === 0) throw notFound('Assistant');
+      const page = rows.slice(0, limit);
+      const last = page.at(-1);
+      return {
+        data: page.map(rowToAssistant),
+        pagination: { limit, offset, total },
+        next_cursor: rows.length > limit && last ? cursors.encode(positionOfRow(last), scope) : null,
+      };
     },
   };
 }

@@ -1,0 +1,158 @@
+import assert from 'node:assert/strict';
+import { after, before, describe, it } from 'node:test';
+import { type Compilable, sql } from 'kysely';
+import { assistantPageQuery } from '../assistants/assistants.repository.ts';
+import type { Database } from '../db/database.ts';
+import { newCustomer, startTestApp, type TestApp } from '../testing/test-app.ts';
+import { makeAssistants, makeCalls } from './calls.fixtures.ts';
+import {
+  type CallListFilter,
+  type CallPosition,
+  callPageQuery,
+  callPositionQuery,
+} from './calls.read.repository.ts';
+
+type PlanNode = {
+  'Node Type': string;
+  'Relation Name'?: string;
+  'Index Name'?: string;
+  'Index Cond'?: string;
+  Plans?: PlanNode[];
+};
+
+const flatten = (node: PlanNode): PlanNode[] => [node, ...(node.Plans ?? []).flatMap(flatten)];
+
+/**
+ * The plan of a query as PostgreSQL would choose it on a big table. The test table is tiny, so whole-table
+ * strategies (sequential and bitmap scans, which lose their order) are priced out; sorting stays allowed,
+ * so a plan without a Sort node proves the index order itself satisfies ORDER BY. Plans on a real
+ * 1,000,000-call table, with default settings, are in docs/query-plans.md.
+ */
+async function planOf(db: Database, query: (tx: Database) => Compilable<unknown>): Promise<PlanNode[]> {
+  return db.transaction().execute(async (tx) => {
+    await sql`set local enable_seqscan = off`.execute(tx);
+    await sql`set local enable_bitmapscan = off`.execute(tx);
+    const compiled = query(tx).compile();
+    const result = await tx.executeQuery<{ 'QUERY PLAN': unknown }>({
+      ...compiled,
+      sql: `explain (format json) ${compiled.sql}`,
+    });
+    const raw = result.rows[0]?.['QUERY PLAN'];
+    const parsed = (typeof raw === 'string' ? JSON.parse(raw) : raw) as { Plan: PlanNode }[];
+    const plan = parsed[0]?.Plan;
+    assert.ok(plan, 'EXPLAIN returned a plan');
+    return flatten(plan);
+  });
+}
+
+function assertIndexRangeScan(nodes: PlanNode[], table: string, index: string, condParts: string[] = []) {
+  const scans = nodes.filter((n) => n['Relation Name'] === table);
+  const shape = JSON.stringify(
+    nodes.map((n) => [n['Node Type'], n['Index Name'] ?? n['Relation Name'] ?? '']),
+  );
+  assert.equal(scans.length, 1, shape);
+  const [scan] = scans;
+  assert.ok(scan);
+  assert.match(scan['Node Type'], /^Index (Only )?Scan$/, shape);
+  assert.equal(scan['Index Name'], index, shape);
+  for (const part of condParts)
+    assert.ok(scan['Index Cond']?.includes(part), `${part} in ${scan['Index Cond']}`);
+  assert.deepEqual(
+    nodes.filter((n) => /Sort/.test(n['Node Type'])),
+    [],
+    `no Sort node: ${shape}`,
+  );
+}
+
+describe('list queries are index range scans in index order (EXPLAIN)', () => {
+  let t: TestApp;
+  let customerId: string;
+  let assistantId: string;
+  before(async () => {
+    t = await startTestApp();
+    customerId = (await newCustomer(t)).customerId;
+    const assistants = await makeAssistants(t, customerId, 3);
+    assistantId = assistants[0]?.id ?? '';
+    await makeCalls(t, customerId, assistants, 300);
+    await sql`analyze calls`.execute(t.db);
+  });
+  after(() => t.close());
+
+  const after_: CallPosition = {
+    atIso: '2030-01-01T00:00:00.000000Z',
+    id: '7fffffff-ffff-4fff-bfff-ffffffffffff',
+  };
+  const cases: [string, Omit<CallListFilter, 'customerId'>, CallPosition | null, string, string[]][] = [
+    ['no filter', {}, null, 'calls_customer_started_idx', ['customer_id']],
+    ['direction', { direction: 'inbound' }, null, 'calls_customer_direction_started_idx', ['direction']],
+    ['assistant_id', { assistantId: 'A' }, null, 'calls_customer_assistant_started_idx', ['assistant_id']],
+    [
+      'assistant_id and direction',
+      { assistantId: 'A', direction: 'outbound' },
+      null,
+      'calls_customer_assistant_direction_started_idx',
+      ['assistant_id', 'direction'],
+    ],
+    [
+      'from and to',
+      { fromIso: '2026-01-01T00:00:00.000000Z', toIso: '2026-02-01T00:00:00.000000Z' },
+      null,
+      'calls_customer_started_idx',
+      ['started_at >=', 'started_at <='],
+    ],
+    [
+      'direction, from and to',
+      { direction: 'inbound', fromIso: '2026-01-01T00:00:00.000000Z', toIso: '2026-02-01T00:00:00.000000Z' },
+      null,
+      'calls_customer_direction_started_idx',
+      ['direction', 'started_at >='],
+    ],
+    ['cursor', {}, after_, 'calls_customer_started_idx', ['ROW(started_at, id) <']],
+    [
+      'cursor with direction',
+      { direction: 'outbound' },
+      after_,
+      'calls_customer_direction_started_idx',
+      ['ROW('],
+    ],
+    [
+      'cursor with every filter',
+      { assistantId: 'A', direction: 'inbound', fromIso: '2026-01-01T00:00:00.000000Z' },
+      after_,
+      'calls_customer_assistant_direction_started_idx',
+      ['ROW(', 'started_at >='],
+    ],
+  ];
+
+  for (const [name, filter, start, index, cond] of cases) {
+    it(`GET /calls, ${name}: ${index}`, async () => {
+      const f = { ...filter, customerId, ...(filter.assistantId ? { assistantId } : {}) };
+      const nodes = await planOf(t.db, (tx) => callPageQuery(tx, f, start, 26));
+      assertIndexRangeScan(nodes, 'calls', index, cond);
+    });
+  }
+
+  it('states the order in SQL, not only through the index it happens to use', () => {
+    const order = /order by "c"\."started_at" desc, "c"\."id" desc limit/;
+    assert.match(callPageQuery(t.db, { customerId }, null, 26).compile().sql, order);
+    assert.match(callPositionQuery(t.db, { customerId }, 10).compile().sql, order);
+    assert.match(
+      assistantPageQuery(t.db, { customerId }, { offset: 0 }, 51).compile().sql,
+      /order by "created_at" desc, "id" desc limit/,
+    );
+  });
+
+  it('GET /calls, page: the skipped rows come from calls_customer_direction_started_idx alone', async () => {
+    const f = { customerId, direction: 'inbound' as const };
+    const nodes = await planOf(t.db, (tx) => callPositionQuery(tx, f, 50));
+    assertIndexRangeScan(nodes, 'calls', 'calls_customer_direction_started_idx', ['direction']);
+  });
+
+  it('GET /assistants, offset and cursor: assistants_customer_idx', async () => {
+    const cursor = { after: after_ };
+    for (const start of [{ offset: 0 }, cursor]) {
+      const nodes = await planOf(t.db, (tx) => assistantPageQuery(tx, { customerId }, start, 51));
+      assertIndexRangeScan(nodes, 'assistants', 'assistants_customer_idx', ['customer_id']);
+    }
+  });
+});

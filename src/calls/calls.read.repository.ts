@@ -1,0 +1,104 @@
+import { sql } from 'kysely';
+import type { Database } from '../db/database.ts';
+import type { CallDirection } from './calls.table.ts';
+
+/** A list's filters; every query is scoped to one customer. Bounds are exact UTC text (microseconds). */
+export type CallListFilter = {
+  customerId: string;
+  direction?: CallDirection | undefined;
+  assistantId?: string | undefined;
+  fromIso?: string | undefined;
+  toIso?: string | undefined;
+};
+
+/** A keyset position: a row's exact started_at (UTC text, microseconds) and id. */
+export type CallPosition = { atIso: string; id: string };
+
+const LIST_COLUMNS = [
+  'c.id',
+  'c.direction',
+  'c.status',
+  'c.started_at',
+  'c.answered_at',
+  'c.ended_at',
+  'c.duration_seconds',
+  'c.from_number',
+  'c.to_number',
+  'c.assistant_id',
+  'a.name as assistant_name',
+  'c.caller_name',
+  'c.api_initiated',
+  'c.external_id',
+  'c.variables',
+  'c.has_transcript',
+  'c.recording_available',
+  'c.created_at',
+] as const;
+
+// Microseconds since the epoch, exact (extract returns numeric): the keyset position of a row.
+const micros = (column: 'c.started_at' | 's.started_at') =>
+  sql<string>`(extract(epoch from ${sql.ref(column)}) * 1000000)::bigint::text`;
+
+/** One customer's calls with the list filters, as `c`. Every query of this module starts here. */
+function filteredCalls(db: Database, f: CallListFilter) {
+  let q = db.selectFrom('calls as c').where('c.customer_id', '=', f.customerId);
+  if (f.direction) q = q.where('c.direction', '=', f.direction);
+  if (f.assistantId) q = q.where('c.assistant_id', '=', f.assistantId);
+  if (f.fromIso) q = q.where(sql<boolean>`c.started_at >= ${f.fromIso}::timestamptz`);
+  if (f.toIso) q = q.where(sql<boolean>`c.started_at <= ${f.toIso}::timestamptz`);
+  return q;
+}
+
+/**
+ * One page, newest first (`started_at desc, id desc`), starting after a keyset position: a range scan
+ * on one of the calls_customer_* indexes whatever the depth (docs/query-plans.md). Callers ask for
+ * limit + 1 rows to learn whether another page follows. Returned unexecuted so tests can EXPLAIN it.
+ */
+export function callPageQuery(db: Database, f: CallListFilter, after: CallPosition | null, limit: number) {
+  let q = filteredCalls(db, f)
+    .innerJoin('assistants as a', 'a.id', 'c.assistant_id')
+    .select([...LIST_COLUMNS, micros('c.started_at').as('position_micros')]);
+  if (after)
+    q = q.where(sql<boolean>`(c.started_at, c.id) < (${after.atIso}::timestamptz, ${after.id}::uuid)`);
+  return q.orderBy('c.started_at', 'desc').orderBy('c.id', 'desc').limit(limit);
+}
+
+export const listCallRows = (db: Database, f: CallListFilter, after: CallPosition | null, limit: number) =>
+  callPageQuery(db, f, after, limit).execute();
+
+export type CallListRow = Awaited<ReturnType<typeof listCallRows>>[number];
+
+/**
+ * The position of the row `offset` rows into the list (for `page`). The skipped rows are read from the
+ * index alone (index-only scan: no join, no table rows), then the page itself is a keyset query.
+ */
+export function callPositionQuery(db: Database, f: CallListFilter, offset: number) {
+  const skipped = filteredCalls(db, f)
+    .select(['c.started_at', 'c.id'])
+    .orderBy('c.started_at', 'desc')
+    .orderBy('c.id', 'desc')
+    .offset(offset)
+    .limit(1);
+  return db.selectFrom(skipped.as('s')).select(['s.id', micros('s.started_at').as('position_micros')]);
+}
+
+export const findCallPositionAt = (db: Database, f: CallListFilter, offset: number) =>
+  callPositionQuery(db, f, offset).executeTakeFirst();
+
+/** One call of one customer, with the detail fields; undefined when missing or another customer's. */
+export async function findCallRow(db: Database, customerId: string, id: string) {
+  return filteredCalls(db, { customerId })
+    .innerJoin('assistants as a', 'a.id', 'c.assistant_id')
+    .select([
+      ...LIST_COLUMNS,
+      'c.summary',
+      'c.disconnect_reason',
+      'c.conversation_id',
+      sql<string | null>`c.cost_usd::text`.as('cost_usd'),
+      'c.billable_seconds',
+    ])
+    .where('c.id', '=', id)
+    .executeTakeFirst();
+}
+
+export type CallDetailRow = NonNullable<Awaited<ReturnType<typeof findCallRow>>>;

@@ -1,0 +1,68 @@
+import type { Database } from '../db/database.ts';
+import { notFound } from '../errors/app-error.ts';
+import { type CursorScope, createCursorCodec, positionOfRow } from '../pagination/cursor.ts';
+import type { Signer } from '../signer.ts';
+import { CALLS_DEFAULT_LIMIT, type ListCallsQuery } from './calls.query.ts';
+import * as repo from './calls.read.repository.ts';
+import { type CallDetailView, type CallView, rowToCall, rowToCallDetail } from './calls.views.ts';
+
+export type CallsPage = { data: CallView[]; next_cursor: string | null };
+
+/** The cursor is bound to the customer and to every filter, so it can only continue its own list. */
+const cursorScope = (customerId: string, q: ListCallsQuery): CursorScope => [
+  customerId,
+  q.direction ?? null,
+  q.assistant_id ?? null,
+  q.from ? String(q.from.micros) : null,
+  q.to ? String(q.to.micros) : null,
+];
+
+export function createCallsService(deps: { db: Database; signer: Signer }) {
+  const { db } = deps;
+  const cursors = createCursorCodec(deps.signer, 'calls-cursor');
+
+  return {
+    /**
+     * One page of a customer's calls, newest first (`started_at desc, id desc`). `cursor` (keyset) wins
+     * over `page` (offset = page × limit). `next_cursor` continues after this page; null at the end.
+     */
+    async listCalls(customerId: string, q: ListCallsQuery): Promise<CallsPage> {
+      const scope = cursorScope(customerId, q);
+      const limit = q.limit ?? CALLS_DEFAULT_LIMIT;
+      const filter = {
+        customerId,
+        direction: q.direction,
+        assistantId: q.assistant_id,
+        fromIso: q.from?.iso,
+        toIso: q.to?.iso,
+      };
+      let after = q.cursor ? cursors.decode(q.cursor, scope) : null;
+      const page = q.cursor ? 0 : (q.page ?? 0);
+      if (page > 0) {
+        // `page` is an offset: find the last row before the page, then read the page like a cursor.
+        const skipped = await repo.findCallPositionAt(db, filter, page * limit - 1);
+        if (!skipped) return { data: [], next_cursor: null };
+        after = positionOfRow(skipped);
+      }
+      const start = after ? { atIso: after.at.iso, id: after.id } : null;
+      // One row more than asked tells whether another page follows, without counting.
+      const rows = await repo.listCallRows(db, filter, start, limit + 1);
+      const data = rows.slice(0, limit);
+      const last = data.at(-1);
+      const more = rows.length > limit && last !== undefined;
+      return {
+        data: data.map(rowToCall),
+        next_cursor: more ? cursors.encode(positionOfRow(last), scope) : null,
+      };
+    },
+
+    /** A call of this customer; another customer's call is indistinguishable from a missing one. */
+    async getCall(customerId: string, id: string): Promise<CallDetailView> {
+      const row = await repo.findCallRow(db, customerId, id);
+      if (!row) throw notFound('Call');
+      return rowToCallDetail(row);
+    },
+  };
+}
+
+export type CallsService = ReturnType<typeof createCallsService>;
