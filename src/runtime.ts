@@ -3,6 +3,7 @@ import { Redis } from 'ioredis';
 import type { Logger } from 'pino';
 import type { Clock } from './clock.ts';
 import type { Config } from './config.ts';
+import { createSecretBox, type SecretBox } from './crypto/secret-box.ts';
 import { lockDataDir } from './db/data-dir-lock.ts';
 import { type DatabaseHandle, openDatabase } from './db/database.ts';
 import { migrateToLatest } from './db/migrate.ts';
@@ -13,11 +14,14 @@ import { createRedisLimiter } from './rate-limit/redis.ts';
 import { loadServerSecret } from './server-secret.ts';
 import { createServices, type Services } from './services.ts';
 import { createSigner } from './signer.ts';
+import { createMetrics, type Metrics } from './ops/metrics.ts';
 
 export type Runtime = {
   config: Config;
   database: DatabaseHandle;
   services: Services;
+  secretBox: SecretBox;
+  metrics: Metrics;
   limiter: RateLimiter;
   redis: Redis | null;
   clock: Clock;
@@ -37,6 +41,7 @@ export async function openRuntime(config: Config, clock: Clock, logger: Logger):
     await migrateToLatest(database.db);
     const serverSecret = loadServerSecret(config.serverSecret, config.dataDir);
     const hasher = createKeyHasher(serverSecret);
+    const secretBox = createSecretBox(serverSecret);
     const redis = config.redisUrl
       ? new Redis(config.redisUrl, {
           enableOfflineQueue: false,
@@ -52,6 +57,13 @@ export async function openRuntime(config: Config, clock: Clock, logger: Logger):
       clock,
       hasher,
       signer: createSigner(serverSecret),
+      secretBox,
+      webhooks: {
+        maxPerCustomer: config.webhookMaxSubscriptions,
+        allowHttpTargets: config.webhookAllowHttp,
+        allowPrivateTargets: config.webhookAllowPrivateTargets,
+        secretRotationGraceSeconds: config.webhookSecretRotationGraceSeconds,
+      },
       logger,
       rotationGraceSeconds: config.keyRotationGraceSeconds,
       defaultRateLimit: config.rateLimitPerMinute,
@@ -61,6 +73,8 @@ export async function openRuntime(config: Config, clock: Clock, logger: Logger):
       config,
       database,
       services,
+      secretBox,
+      metrics: createMetrics(),
       limiter,
       redis,
       clock,

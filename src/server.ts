@@ -2,6 +2,7 @@ import http from 'node:http';
 import type { FastifyInstance } from 'fastify';
 import { buildApp } from './app.ts';
 import { loadTls } from './http/tls.ts';
+import { databaseProbe, type ReadinessProbe, redisProbe } from './ops/ops.routes.ts';
 import type { Runtime } from './runtime.ts';
 
 export type RunningServer = {
@@ -12,7 +13,7 @@ export type RunningServer = {
 };
 
 /** Listens: HTTPS always, and optionally a plain-HTTP port that only trusted TLS proxies may use. */
-export async function startServer(runtime: Runtime): Promise<RunningServer> {
+export async function startServer(runtime: Runtime, extraProbes: ReadinessProbe[] = []): Promise<RunningServer> {
   const { config } = runtime;
   const tls = await loadTls({
     certFile: config.tlsCertFile,
@@ -29,6 +30,13 @@ export async function startServer(runtime: Runtime): Promise<RunningServer> {
     bodyLimitBytes: config.bodyLimitBytes,
     authFailuresPerMinutePerIp: config.authFailuresPerMinutePerIp,
     authFailuresPerMinutePerPrefix: config.authFailuresPerMinutePerPrefix,
+    metrics: runtime.metrics,
+    readinessProbes: [
+      databaseProbe(runtime.database.db),
+      ...(runtime.redis ? [redisProbe(runtime.redis)] : []),
+      ...extraProbes,
+    ],
+    probesPerMinutePerIp: config.probesPerMinutePerIp,
   });
   await app.listen({ host: config.host, port: config.port });
   const address = app.server.address();

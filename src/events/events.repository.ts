@@ -1,5 +1,6 @@
 import type { Database } from '../db/database.ts';
 import { newUuid } from '../ids.ts';
+import { enqueueDeliveries } from '../webhooks/fan-out.ts';
 import type { EventRow, EventType } from './events.table.ts';
 
 export type NewEvent = {
@@ -11,8 +12,8 @@ export type NewEvent = {
 };
 
 /**
- * Records a domain event. Call it with the transaction that makes the state change the event
- * reports, so a crash can neither lose the event nor invent one.
+ * Records a domain event and its webhook deliveries (the outbox). Call it with the transaction that makes
+ * the state change the event reports, so a crash can neither lose the event nor invent one.
  */
 export async function recordEvent(tx: Database, event: NewEvent): Promise<EventRow> {
   const { event_seq } = await tx
@@ -21,7 +22,7 @@ export async function recordEvent(tx: Database, event: NewEvent): Promise<EventR
     .where('id', '=', event.callId)
     .returning('event_seq')
     .executeTakeFirstOrThrow();
-  return tx
+  const row = await tx
     .insertInto('events')
     .values({
       id: newUuid(),
@@ -34,4 +35,6 @@ export async function recordEvent(tx: Database, event: NewEvent): Promise<EventR
     })
     .returningAll()
     .executeTakeFirstOrThrow();
+  await enqueueDeliveries(tx, row);
+  return row;
 }

@@ -3,6 +3,7 @@ import { AppError } from '../errors/app-error.ts';
 import { PROBLEM_CONTENT_TYPE, toProblem } from '../errors/problem.ts';
 
 export function sendProblem(request: FastifyRequest, reply: FastifyReply, error: AppError): FastifyReply {
+  request.problemCode = error.code;
   for (const [name, value] of Object.entries(error.headers)) reply.header(name, value);
   return reply.code(error.status).type(PROBLEM_CONTENT_TYPE).send(toProblem(error, request.id));
 }

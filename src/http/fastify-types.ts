@@ -5,11 +5,13 @@ declare module 'fastify' {
   interface FastifyRequest {
     /** Set by the guard on every authenticated /api/v1 request. */
     principal: Principal | null;
+    /** The `code` of the problem this request was answered with, for logs and metrics. */
+    problemCode: string | null;
   }
   interface FastifyContextConfig {
     /** The scope a key needs for this route; absent means any valid key. */
     scope?: Scope;
-    /** Served without a key (the webhook verification probe). */
-    public?: boolean;
+    /** With a `challenge` query parameter this route is the unauthenticated verification probe (spec 4.8). */
+    challengeProbe?: boolean;
   }
 }

@@ -13,6 +13,7 @@ export type GuardDeps = {
   clock: Clock;
   authFailuresPerMinutePerIp: number;
   authFailuresPerMinutePerPrefix: number;
+  probesPerMinutePerIp: number;
 };
 
 function setRateHeaders(reply: FastifyReply, state: BucketState): void {
@@ -22,7 +23,7 @@ function setRateHeaders(reply: FastifyReply, state: BucketState): void {
 }
 
 const tooMany = (
-  code: 'rate.exceeded' | 'rate.exceeded_key' | 'auth.throttled',
+  code: 'rate.exceeded' | 'rate.exceeded_key' | 'rate.exceeded_ip' | 'auth.throttled',
   detail: string,
   s: BucketState,
 ) => new AppError(code, detail, { headers: { 'retry-after': String(s.retryAfterSeconds) } });
@@ -100,7 +101,21 @@ export function registerGuard(app: FastifyInstance, deps: GuardDeps): void {
     throw tooMany('rate.exceeded_key', 'Rate limit exceeded for this API key.', key);
   }
 
+  // Verification probes need no key, so they are limited per source address instead.
+  async function admitProbe(request: FastifyRequest, reply: FastifyReply): Promise<void> {
+    const hit = await limiter.hit(
+      [{ key: `probe:ip:${request.ip}`, limit: deps.probesPerMinutePerIp }],
+      clock.now(),
+      request.id,
+    );
+    const [state] = hit.states as [BucketState];
+    setRateHeaders(reply, state);
+    if (!hit.allowed)
+      throw tooMany('rate.exceeded_ip', 'Too many verification probes from this address.', state);
+  }
+
   app.decorateRequest('principal', null);
+  app.decorateRequest('problemCode', null);
 
   app.addHook('onRequest', async (request, reply) => {
     reply.header('x-request-id', request.id);
@@ -113,7 +128,10 @@ export function registerGuard(app: FastifyInstance, deps: GuardDeps): void {
     const path = request.url.split('?')[0] ?? '';
     if (path !== API_PREFIX && !path.startsWith(`${API_PREFIX}/`)) return;
     const config = request.routeOptions.config;
-    if (config.public) return;
+    if (config.challengeProbe && (request.query as Record<string, unknown>).challenge !== undefined) {
+      await admitProbe(request, reply);
+      return;
+    }
 
     const principal = await authenticate(request, reply);
     request.principal = principal;

@@ -185,3 +185,25 @@ describe('what is logged', () => {
     assert.ok(!all.includes(fresh.key.slice(12)), 'nor the secret part');
   });
 });
+
+describe('two instances on one database', () => {
+  let a: TestApp;
+  let b: TestApp;
+  before(async () => {
+    a = await startTestApp();
+    b = await startTestApp();
+  });
+  after(async () => {
+    await a.close();
+    await b.close();
+  });
+
+  it('a scope change or revocation made through one is followed by the other on its next request', async () => {
+    const c = await newCustomer(a, { scopes: [] });
+    assert.equal((await b.request('GET', WHOAMI, { key: c.key })).body.permissions.read_calls, false);
+    await a.services.keys.setScopes(c.keyId, ['read_calls']);
+    assert.equal((await b.request('GET', WHOAMI, { key: c.key })).body.permissions.read_calls, true);
+    await a.services.keys.revokeKey(c.keyId);
+    assert.equal((await b.request('GET', WHOAMI, { key: c.key })).body.code, 'auth.revoked');
+  });
+});

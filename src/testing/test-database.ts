@@ -5,6 +5,16 @@ import { type Database, type DatabaseHandle, openDatabase } from '../db/database
 import { migrateToLatest } from '../db/migrate.ts';
 
 let shared: Promise<DatabaseHandle> | null = null;
+let sharedSchema: string | null = null;
+
+/** With DATABASE_URL: a URL that puts another process (a spawned worker) in this process's test schema. */
+export function testDatabaseUrlForChild(): string | null {
+  const url = process.env.DATABASE_URL;
+  if (!url || !sharedSchema) return null;
+  const u = new URL(url);
+  u.searchParams.set('options', `-c search_path=${sharedSchema}`);
+  return u.toString();
+}
 
 /**
  * One migrated database per test process, shared by every test in it (tests isolate by customer).
@@ -23,6 +33,7 @@ async function open(): Promise<DatabaseHandle> {
     return handle;
   }
   const schema = `test_${process.pid}_${randomBytes(4).toString('hex')}`;
+  sharedSchema = schema;
   const admin = await openDatabase({ url, poolSize: 1 });
   await dropAbandonedSchemas(admin.db);
   await sql.raw(`create schema ${schema}`).execute(admin.db);

@@ -1,0 +1,48 @@
+import type { FastifyInstance } from 'fastify';
+import { sql } from 'kysely';
+import type { Redis } from 'ioredis';
+import type { Database } from '../db/database.ts';
+import { AppError } from '../errors/app-error.ts';
+import type { Metrics } from './metrics.ts';
+
+export type ReadinessProbe = { name: string; check(): Promise<void> };
+
+export function databaseProbe(db: Database): ReadinessProbe {
+  return { name: 'database', check: async () => void (await sql`select 1`.execute(db)) };
+}
+
+export function redisProbe(redis: Redis): ReadinessProbe {
+  return { name: 'redis', check: async () => void (await redis.ping()) };
+}
+
+const withTimeout = <T>(p: Promise<T>, ms: number): Promise<T> =>
+  Promise.race([p, new Promise<T>((_, reject) => setTimeout(() => reject(new Error(`no answer in ${ms} ms`)), ms).unref())]);
+
+/** Outside /api/v1 and unauthenticated: liveness, readiness of every dependency, Prometheus metrics. */
+export function registerOpsRoutes(app: FastifyInstance, probes: ReadinessProbe[], metrics: Metrics): void {
+  app.get('/healthz', async () => ({ status: 'ok' }));
+
+  app.get('/readyz', async (_request, reply) => {
+    const results = await Promise.all(
+      probes.map(async (p) => {
+        try {
+          await withTimeout(p.check(), 2_000);
+          return [p.name, 'ok'] as const;
+        } catch (error) {
+          return [p.name, error instanceof Error ? error.message : 'failed'] as const;
+        }
+      }),
+    );
+    const checks = Object.fromEntries(results);
+    const failing = results.filter(([, r]) => r !== 'ok').map(([n]) => n);
+    if (failing.length > 0) {
+      throw new AppError('service.unavailable', `Not ready: ${failing.join(', ')} unreachable.`);
+    }
+    return reply.send({ status: 'ready', checks });
+  });
+
+  app.get('/metrics', async (_request, reply) => {
+    reply.type(metrics.registry.contentType);
+    return metrics.registry.metrics();
+  });
+}

@@ -1,0 +1,98 @@
+import type { Database } from '../db/database.ts';
+import type { SubscriptionRow, WebhookSubscriptionsTable } from './webhooks.table.ts';
+
+const live = (db: Database, customerId: string) =>
+  db
+    .selectFrom('webhook_subscriptions')
+    .selectAll()
+    .where('customer_id', '=', customerId)
+    .where('deleted_at', 'is', null);
+
+export const findLive = (
+  db: Database,
+  customerId: string,
+  id: string,
+): Promise<SubscriptionRow | undefined> => live(db, customerId).where('id', '=', id).executeTakeFirst();
+
+export const findAny = (db: Database, id: string): Promise<SubscriptionRow | undefined> =>
+  db.selectFrom('webhook_subscriptions').selectAll().where('id', '=', id).where('deleted_at', 'is', null).executeTakeFirst();
+
+export const findByIdentity = (db: Database, customerId: string, url: string, eventsKey: string) =>
+  live(db, customerId).where('url', '=', url).where('events_key', '=', eventsKey).executeTakeFirst();
+
+export async function countLive(db: Database, customerId: string): Promise<number> {
+  const row = await db
+    .selectFrom('webhook_subscriptions')
+    .select((eb) => eb.fn.countAll<number>().as('n'))
+    .where('customer_id', '=', customerId)
+    .where('deleted_at', 'is', null)
+    .executeTakeFirstOrThrow();
+  return Number(row.n);
+}
+
+/** Inserts unless a live subscription with the same identity exists; returns undefined in that case. */
+export async function insertIfNew(
+  db: Database,
+  row: WebhookSubscriptionsTable,
+): Promise<SubscriptionRow | undefined> {
+  return db
+    .insertInto('webhook_subscriptions')
+    .values(row)
+    .onConflict((oc) =>
+      oc.columns(['customer_id', 'url', 'events_key']).where('deleted_at', 'is', null).doNothing(),
+    )
+    .returningAll()
+    .executeTakeFirst();
+}
+
+export async function listLive(
+  db: Database,
+  customerId: string,
+  limit: number,
+  offset: number,
+): Promise<SubscriptionRow[]> {
+  return live(db, customerId)
+    .orderBy('created_at', 'desc')
+    .orderBy('id', 'desc')
+    .limit(limit)
+    .offset(offset)
+    .execute();
+}
+
+export async function update(
+  db: Database,
+  customerId: string | null,
+  id: string,
+  changes: Partial<WebhookSubscriptionsTable>,
+): Promise<SubscriptionRow | undefined> {
+  let q = db
+    .updateTable('webhook_subscriptions')
+    .set(changes)
+    .where('id', '=', id)
+    .where('deleted_at', 'is', null);
+  if (customerId) q = q.where('customer_id', '=', customerId);
+  return q.returningAll().executeTakeFirst();
+}
+
+/** The delivery log of one subscription, newest attempt first. */
+export async function attemptLog(db: Database, subscriptionId: string, limit: number) {
+  return db
+    .selectFrom('webhook_attempts as a')
+    .innerJoin('webhook_deliveries as d', 'd.id', 'a.delivery_id')
+    .innerJoin('events as e', 'e.id', 'd.event_id')
+    .select([
+      'a.attempted_at',
+      'a.status_code',
+      'a.latency_ms',
+      'a.error',
+      'd.id as delivery_id',
+      'd.status as delivery_status',
+      'e.id as event_id',
+      'e.type as event_type',
+    ])
+    .where('a.subscription_id', '=', subscriptionId)
+    .orderBy('a.attempted_at', 'desc')
+    .orderBy('a.id', 'desc')
+    .limit(limit)
+    .execute();
+}

@@ -1,0 +1,178 @@
+import type { Clock } from '../clock.ts';
+import type { SecretBox } from '../crypto/secret-box.ts';
+import type { Database } from '../db/database.ts';
+import { AppError, type Issue, invalidInput, notFound } from '../errors/app-error.ts';
+import { EVENT_TYPES } from '../events/events.table.ts';
+import { newSubscriptionId } from '../ids.ts';
+import { newWebhookSecret } from './signature.ts';
+import * as repo from './subscriptions.repository.ts';
+import { checkTargetUrl } from './target-url.ts';
+import type { SubscriptionRow } from './webhooks.table.ts';
+
+export const ANNOUNCED_EVENTS = ['sms.received', 'sms.sent'];
+
+export type SubscriptionView = {
+  id: string;
+  url: string;
+  events: string[];
+  description: string;
+  is_active: boolean;
+  created_at: string;
+  consecutive_failures: number;
+  disabled_reason: string | null;
+  secret?: string;
+};
+
+export const rowToSubscription = (r: SubscriptionRow): SubscriptionView => ({
+  id: r.id,
+  url: r.url,
+  events: r.events,
+  description: r.description,
+  is_active: r.is_active,
+  created_at: r.created_at.toISOString(),
+  consecutive_failures: r.consecutive_failures,
+  disabled_reason: r.disabled_reason,
+});
+
+export type SubscriptionsDeps = {
+  db: Database;
+  clock: Clock;
+  secretBox: SecretBox;
+  maxPerCustomer: number;
+  allowHttpTargets: boolean;
+  allowPrivateTargets: boolean;
+  /** How long a rotated-out secret still signs deliveries (second signature header). */
+  secretRotationGraceSeconds: number;
+};
+
+function checkEvents(events: readonly string[]): Issue[] {
+  if (events.length === 0) return [{ path: ['body', 'events'], message: 'Subscribe to at least one event.' }];
+  return events.flatMap((e, i): Issue[] => {
+    if ((EVENT_TYPES as readonly string[]).includes(e)) return [];
+    const message = ANNOUNCED_EVENTS.includes(e)
+      ? `"${e}" is announced for a later release and cannot be subscribed to yet.`
+      : `Unknown event "${e}"; one of ${EVENT_TYPES.join(', ')}.`;
+    return [{ path: ['body', 'events', String(i)], message }];
+  });
+}
+
+export function createSubscriptionsService(deps: SubscriptionsDeps) {
+  const { db, clock, secretBox } = deps;
+
+  async function requireLive(customerId: string, id: string): Promise<SubscriptionRow> {
+    const row = await repo.findLive(db, customerId, id);
+    if (!row) throw notFound('Webhook subscription');
+    return row;
+  }
+
+  return {
+    /** Idempotent on (url, set of events): an existing live subscription comes back without its secret. */
+    async subscribe(
+      customerId: string,
+      input: { url: string; events: readonly string[]; description?: string | undefined },
+    ): Promise<{ created: boolean; subscription: SubscriptionView }> {
+      const issues = [...checkTargetUrl(input.url, deps), ...checkEvents(input.events)];
+      if (issues.length > 0) throw invalidInput(issues);
+      const events = [...new Set(input.events)].sort();
+      const eventsKey = events.join(',');
+      const existing = await repo.findByIdentity(db, customerId, input.url, eventsKey);
+      if (existing) return { created: false, subscription: rowToSubscription(existing) };
+      if ((await repo.countLive(db, customerId)) >= deps.maxPerCustomer) {
+        throw new AppError(
+          'resource.conflict',
+          `A customer can have at most ${deps.maxPerCustomer} webhook subscriptions; delete one first.`,
+        );
+      }
+      const secret = newWebhookSecret();
+      const inserted = await repo.insertIfNew(db, {
+        id: newSubscriptionId(),
+        customer_id: customerId,
+        url: input.url,
+        events,
+        events_key: eventsKey,
+        description: input.description ?? '',
+        secret_encrypted: secretBox.seal(secret),
+        previous_secret_encrypted: null,
+        previous_secret_expires_at: null,
+        is_active: true,
+        consecutive_failures: 0,
+        disabled_at: null,
+        disabled_reason: null,
+        created_at: clock.now(),
+        deleted_at: null,
+      });
+      if (!inserted) {
+        // A concurrent identical request won the race: answer as the idempotent repeat it is.
+        const winner = await repo.findByIdentity(db, customerId, input.url, eventsKey);
+        if (!winner) throw new AppError('resource.conflict', 'The subscription changed concurrently; retry.');
+        return { created: false, subscription: rowToSubscription(winner) };
+      }
+      return { created: true, subscription: { ...rowToSubscription(inserted), secret } };
+    },
+
+    async list(customerId: string, limit: number, offset: number): Promise<SubscriptionView[]> {
+      return (await repo.listLive(db, customerId, limit, offset)).map(rowToSubscription);
+    },
+
+    async get(customerId: string, id: string): Promise<SubscriptionView> {
+      return rowToSubscription(await requireLive(customerId, id));
+    },
+
+    async unsubscribe(customerId: string, id: string): Promise<void> {
+      const row = await repo.update(db, customerId, id, { deleted_at: clock.now(), is_active: false });
+      if (!row) throw notFound('Webhook subscription');
+    },
+
+    /** A new secret; the old one keeps signing (as a second header) for the grace period. */
+    async rotateSecret(customerId: string, id: string) {
+      const row = await requireLive(customerId, id);
+      const secret = newWebhookSecret();
+      const previousUntil = new Date(clock.now().getTime() + deps.secretRotationGraceSeconds * 1000);
+      const updated = await repo.update(db, customerId, id, {
+        secret_encrypted: secretBox.seal(secret),
+        previous_secret_encrypted: row.secret_encrypted,
+        previous_secret_expires_at: previousUntil,
+      });
+      if (!updated) throw notFound('Webhook subscription');
+      return {
+        ...rowToSubscription(updated),
+        secret,
+        previous_secret_expires_at: previousUntil.toISOString(),
+      };
+    },
+
+    /** Each attempt: time, status code, latency, error, with its delivery and event. */
+    async deliveryLog(customerId: string | null, id: string, limit = 50) {
+      const row = await (customerId ? repo.findLive(db, customerId, id) : repo.findAny(db, id));
+      if (!row) throw notFound('Webhook subscription');
+      return (await repo.attemptLog(db, id, limit)).map((a) => ({
+        at: a.attempted_at.toISOString(),
+        status_code: a.status_code,
+        latency_ms: a.latency_ms,
+        error: a.error,
+        delivery_id: a.delivery_id,
+        delivery_status: a.delivery_status,
+        event_id: a.event_id,
+        event: a.event_type,
+      }));
+    },
+
+    async listForCustomer(customerId: string): Promise<SubscriptionView[]> {
+      return (await repo.listLive(db, customerId, 1000, 0)).map(rowToSubscription);
+    },
+
+    /** Re-enabling (dashboard, CLI) resumes delivery and starts the failure count again. */
+    async setActive(customerId: string | null, id: string, active: boolean): Promise<SubscriptionView> {
+      const row = await repo.update(db, customerId, id, {
+        is_active: active,
+        consecutive_failures: 0,
+        disabled_at: active ? null : clock.now(),
+        disabled_reason: active ? null : 'disabled by the customer',
+      });
+      if (!row) throw notFound('Webhook subscription');
+      return rowToSubscription(row);
+    },
+  };
+}
+
+export type SubscriptionsService = ReturnType<typeof createSubscriptionsService>;

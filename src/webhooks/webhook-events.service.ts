@@ -1,0 +1,93 @@
+import type { Clock } from '../clock.ts';
+import type { Database } from '../db/database.ts';
+import { notFound } from '../errors/app-error.ts';
+import type { EventType } from '../events/events.table.ts';
+import { createCursorCodec } from '../pagination/cursor.ts';
+import type { Instant } from '../pagination/instant.ts';
+import { instantFromMicros } from '../pagination/instant.ts';
+import type { Signer } from '../signer.ts';
+import { envelopeOf } from './envelope.ts';
+import { findLive } from './subscriptions.repository.ts';
+import * as repo from './webhook-events.repository.ts';
+
+/** Redelivery of "everything since T" is bounded per request; ask again with a later `since` for more. */
+export const MAX_REDELIVERY = 10_000;
+
+export type EventQuery = { type?: EventType; call_id?: string; limit?: number; cursor?: string; page?: number };
+
+export function createWebhookEventsService(deps: { db: Database; clock: Clock; signer: Signer }) {
+  const { db, clock } = deps;
+  const codec = createCursorCodec(deps.signer, 'webhook-events');
+
+  return {
+    /** Events newest first, each with its deliveries and their attempts, so a receiver can see what it missed. */
+    async list(customerId: string, q: EventQuery) {
+      const limit = q.limit ?? 25;
+      const filter = { customerId, type: q.type, callId: q.call_id };
+      const scope = [customerId, q.type ?? null, q.call_id ?? null];
+      const start: repo.EventPageStart = q.cursor
+        ? (() => {
+            const p = codec.decode(q.cursor, scope);
+            return { after: { atIso: p.at.iso, id: p.id } };
+          })()
+        : { offset: (q.page ?? 0) * limit };
+      const rows = await repo.listEventRows(db, filter, start, limit + 1);
+      const page = rows.slice(0, limit);
+      const { deliveries, attempts } = await repo.deliveriesOf(db, page.map((r) => r.id));
+      const last = page[page.length - 1];
+      const lastAt: Instant | null = last ? instantFromMicros(BigInt(last.position_micros)) : null;
+      return {
+        data: page.map((e) => ({
+          ...envelopeOf(e),
+          call_id: e.call_id,
+          deliveries: deliveries
+            .filter((d) => d.event_id === e.id)
+            .map((d) => ({
+              id: d.id,
+              subscription_id: d.subscription_id,
+              status: d.status,
+              attempts: d.attempts,
+              next_attempt_at: d.status === 'pending' ? d.next_attempt_at.toISOString() : null,
+              delivered_at: d.delivered_at?.toISOString() ?? null,
+              attempt_log: attempts
+                .filter((a) => a.delivery_id === d.id)
+                .map((a) => ({
+                  at: a.attempted_at.toISOString(),
+                  status_code: a.status_code,
+                  latency_ms: a.latency_ms,
+                  error: a.error,
+                })),
+            })),
+        })),
+        next_cursor: rows.length > limit && last && lastAt ? codec.encode({ at: lastAt, id: last.id }, scope) : null,
+      };
+    },
+
+    /** One event again, to one subscription or to every live subscription of its type. */
+    async redeliverEvent(customerId: string, eventId: string, subscriptionId?: string): Promise<{ scheduled: number }> {
+      if (!(await repo.eventExists(db, customerId, eventId))) throw notFound('Event');
+      const targets = subscriptionId ? [subscriptionId] : await repo.subscriptionsForEvent(db, customerId, eventId);
+      let scheduled = 0;
+      for (const id of targets) {
+        scheduled += await repo.scheduleRedelivery(db, { customerId, subscriptionId: id, eventId, now: clock.now(), max: 1 });
+      }
+      if (subscriptionId && scheduled === 0) throw notFound('Webhook subscription for this event');
+      return { scheduled };
+    },
+
+    /** Catch-up after downtime or auto-disable: every event of the subscription's types since `since`. */
+    async redeliverSince(customerId: string, subscriptionId: string, since: Date): Promise<{ scheduled: number }> {
+      if (!(await findLive(db, customerId, subscriptionId))) throw notFound('Webhook subscription');
+      const scheduled = await repo.scheduleRedelivery(db, {
+        customerId,
+        subscriptionId,
+        since,
+        now: clock.now(),
+        max: MAX_REDELIVERY,
+      });
+      return { scheduled };
+    },
+  };
+}
+
+export type WebhookEventsService = ReturnType<typeof createWebhookEventsService>;

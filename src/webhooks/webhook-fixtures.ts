@@ -1,0 +1,81 @@
+import type { AssistantRow } from '../assistants/assistants.table.ts';
+import { insertCalls } from '../calls/calls.repository.ts';
+import { generateCalls, rng } from '../demo/call-generator.ts';
+import { recordEvent } from '../events/events.repository.ts';
+import type { EventRow, EventType } from '../events/events.table.ts';
+import { createSecretBox } from '../crypto/secret-box.ts';
+import { createLogger } from '../logger.ts';
+import type { TestApp } from '../testing/test-app.ts';
+import { createDeliveryWorker, type DeliveryWorker } from './delivery-worker.ts';
+import { createWebhookSender } from './http-sender.ts';
+
+/** One assistant and one finished call for the customer: something events can be about. */
+export async function callFor(
+  t: TestApp,
+  customerId: string,
+  seed = 1,
+): Promise<{ callId: string; assistant: AssistantRow }> {
+  const assistant = await t.services.assistants.createAssistant({
+    customerId,
+    name: 'Desk',
+    voiceId: 'aria',
+    phoneNumbers: ['+14155550100'],
+  });
+  const [row] = generateCalls({
+    customerId,
+    assistants: [assistant],
+    count: 1,
+    end: t.clock.now(),
+    days: 1,
+    random: rng(seed),
+  });
+  if (!row) throw new Error('no call generated');
+  await insertCalls(t.db, [row]);
+  return { callId: row.id, assistant };
+}
+
+/** Records an event the way the lifecycle does: in a transaction, which also writes its deliveries. */
+export async function emitEvent(
+  t: TestApp,
+  customerId: string,
+  callId: string,
+  type: EventType = 'call.completed',
+  data: Record<string, unknown> = { call_id: callId, status: 'completed' },
+): Promise<EventRow> {
+  return t.db
+    .transaction()
+    .execute((tx) => recordEvent(tx, { customerId, type, callId, data, occurredAt: t.clock.now() }));
+}
+
+/** A delivery worker on the test app's database: no jitter, short timeouts, trusting the test certificate. */
+export function testWorker(
+  t: TestApp,
+  serverSecret: string,
+  options: { timeoutMs?: number; concurrency?: number } = {},
+): { worker: DeliveryWorker; close(): Promise<void> } {
+  const sender = createWebhookSender({
+    timeoutMs: options.timeoutMs ?? 300,
+    allowHttp: true,
+    allowPrivateTargets: true,
+    ca: t.cert,
+  });
+  const worker = createDeliveryWorker({
+    db: t.db,
+    clock: t.clock,
+    sender,
+    secretBox: createSecretBox(serverSecret),
+    logger: createLogger('silent'),
+    concurrency: options.concurrency ?? 20,
+    perSubscription: 5,
+    leaseMs: 5_000,
+    pollMs: 20,
+    random: () => 0.5,
+  });
+  return {
+    worker,
+    async close() {
+      await worker.stop();
+      await sender.close();
+    },
+  };
+}
