@@ -1,0 +1,55 @@
+import type { Command } from 'commander';
+import { systemClock } from '../clock.ts';
+import { MAX_SIMULATED_CALLS, simulateInboundCalls } from '../lifecycle/simulate-inbound.ts';
+import { output, withRuntime } from './context.ts';
+
+export function registerCallCommands(program: Command): void {
+  const calls = program
+    .command('calls')
+    .description('Simulate calls; show or rotate callback signing secrets');
+
+  calls
+    .command('simulate-inbound')
+    .description(
+      'Simulate inbound calls to a customer’s assistants through the built-in provider; they are recorded ' +
+        'finished (events, insights and transcripts included), spread over the last minutes',
+    )
+    .requiredOption('--customer <customerId>')
+    .option(
+      '--assistant <assistantId>',
+      'only this assistant (default: all active ones with a number, in turn)',
+    )
+    .option('--count <n>', `how many calls, 1 to ${MAX_SIMULATED_CALLS}`, '1')
+    .option('--json', 'print JSON')
+    .action((opts: { customer: string; assistant?: string; count: string; json?: boolean }) =>
+      withRuntime(async ({ database }) => {
+        const made = await simulateInboundCalls(database.db, {
+          customerId: opts.customer,
+          ...(opts.assistant ? { assistantId: opts.assistant } : {}),
+          count: /^\d+$/.test(opts.count) ? Number(opts.count) : Number.NaN,
+          now: systemClock.now(),
+        });
+        output(opts, made, () =>
+          made
+            .map((c) => `${c.id}  ${c.started_at}  ${c.status.padEnd(9)}  from ${c.from_number}`)
+            .join('\n'),
+        );
+      }),
+    );
+
+  calls
+    .command('callback-secret')
+    .description('Show the secret that signs a customer’s callback_url notifications (whsec_…), or rotate it')
+    .argument('<customerId>')
+    .option('--rotate', 'replace it; notifications sent from now on are signed with the new one')
+    .option('--json', 'print JSON')
+    .action((customerId: string, opts: { rotate?: boolean; json?: boolean }) =>
+      withRuntime(async ({ services }) => {
+        await services.customers.getCustomer(customerId);
+        const s = opts.rotate
+          ? await services.callbackSecrets.rotate(customerId)
+          : await services.callbackSecrets.secretFor(customerId);
+        output(opts, { customer_id: customerId, ...s }, () => `${s.secret}  (version ${s.version})`);
+      }),
+    );
+}

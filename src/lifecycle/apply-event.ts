@@ -1,0 +1,118 @@
+import type { Clock } from '../clock.ts';
+import type { Database } from '../db/database.ts';
+import { newUuid } from '../ids.ts';
+import { recordCallback } from '../outbound/callbacks.ts';
+import type { ProviderEvent } from '../provider/interface.ts';
+import * as repo from './lifecycle.repository.ts';
+import { canTransition } from './status.ts';
+
+export type ApplyOutcome = 'applied' | 'ignored' | 'unknown';
+
+type CallEvent = Exclude<ProviderEvent, { type: 'call.inbound' }>;
+type InboundEvent = Extract<ProviderEvent, { type: 'call.inbound' }>;
+
+const seconds = (from: Date, to: Date) => Math.max(0, Math.round((to.getTime() - from.getTime()) / 1000));
+
+/**
+ * Turns one provider event into our call record, in one transaction holding the call's row lock:
+ * the status change, its callback notification and (on the end) the pending post-processing step.
+ * Duplicate, late or out-of-order events are ignored by the state machine, so redelivery is safe.
+ */
+export async function applyProviderEvent(
+  deps: { db: Database; clock: Clock },
+  event: ProviderEvent,
+): Promise<ApplyOutcome> {
+  const now = deps.clock.now();
+  return deps.db.transaction().execute(async (tx) => {
+    if (event.type === 'call.inbound') return createInbound(tx, event, now);
+    const callId = event.callId ?? (await repo.callIdForProviderCall(tx, event.providerCallId));
+    const call = callId ? await repo.lockCall(tx, callId) : undefined;
+    if (!call) return 'unknown';
+    return applyToCall(tx, call.id, call.status, call.answered_at, event, now);
+  });
+}
+
+async function applyToCall(
+  tx: Database,
+  callId: string,
+  status: string,
+  answeredAt: Date | null,
+  event: CallEvent,
+  now: Date,
+): Promise<ApplyOutcome> {
+  const target =
+    event.type === 'call.ringing' ? 'ringing' : event.type === 'call.answered' ? 'in_progress' : event.status;
+  if (!canTransition(status, target)) return 'ignored';
+  // The provider handle may reach us before the placing request recorded it.
+  await repo.updateLifecycle(tx, callId, { provider_call_id: event.providerCallId, updated_at: now });
+  if (event.type === 'call.ringing') {
+    const call = await repo.updateCall(tx, callId, { status: target, updated_at: now });
+    await recordCallback(tx, call, 'call.ringing', now);
+  } else if (event.type === 'call.answered') {
+    const call = await repo.updateCall(tx, callId, {
+      status: target,
+      answered_at: event.at,
+      conversation_id: event.conversationId,
+      updated_at: now,
+    });
+    await recordCallback(tx, call, 'call.answered', now);
+  } else {
+    await repo.updateCall(tx, callId, {
+      status: target,
+      ended_at: event.at,
+      disconnect_reason: event.disconnectReason,
+      // Telephony length until post-processing replaces it with the conversation's.
+      duration_seconds: answeredAt ? seconds(answeredAt, event.at) : 0,
+      updated_at: now,
+    });
+    await repo.updateLifecycle(tx, callId, {
+      processing_state: 'pending',
+      processing_due_at: now,
+      updated_at: now,
+    });
+  }
+  return 'applied';
+}
+
+async function createInbound(tx: Database, event: InboundEvent, now: Date): Promise<ApplyOutcome> {
+  if (await repo.callIdForProviderCall(tx, event.providerCallId)) return 'ignored';
+  const assistant = await repo.findAssistant(tx, event.assistantId);
+  if (!assistant) return 'unknown';
+  const id = newUuid();
+  await repo.insertCall(tx, {
+    id,
+    customer_id: assistant.customer_id,
+    assistant_id: assistant.id,
+    direction: 'inbound',
+    status: 'ringing',
+    started_at: event.at,
+    answered_at: null,
+    ended_at: null,
+    duration_seconds: null,
+    from_number: event.from,
+    to_number: event.to,
+    caller_name: event.callerName,
+    api_initiated: false,
+    api_key_id: null,
+    external_id: null,
+    variables: null,
+    metadata: null,
+    callback_url: null,
+    has_transcript: false,
+    recording_available: false,
+    summary: null,
+    disconnect_reason: null,
+    conversation_id: null,
+    cost_usd: null,
+    billable_seconds: null,
+    created_at: event.at,
+    updated_at: now,
+  });
+  await repo.insertLifecycle(tx, {
+    call_id: id,
+    customer_id: assistant.customer_id,
+    provider_call_id: event.providerCallId,
+    now,
+  });
+  return 'applied';
+}

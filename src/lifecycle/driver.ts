@@ -1,0 +1,87 @@
+import type { Logger } from 'pino';
+import type { Clock } from '../clock.ts';
+import type { Database } from '../db/database.ts';
+import { randomNanpNumber } from '../demo/call-generator.ts';
+import type { Simulator } from '../provider/simulator.ts';
+import { randomInboundTarget } from './lifecycle.repository.ts';
+import type { LifecycleService } from './lifecycle.service.ts';
+
+export type VoiceParts = { simulator: Simulator; lifecycle: LifecycleService };
+
+const PROCESS_BATCH = 20;
+const CALLER_NAMES = ['Maria Garcia', 'James Smith', 'Wei Chen', 'Aisha Khan', 'Liam Tremblay', null];
+
+/**
+ * One step of the world: the simulator's transitions due by `now` become our call records, then
+ * every due post-processing runs. Tests call it after moving a ManualClock; the driver every second.
+ */
+export async function runProviderTick(
+  parts: VoiceParts,
+  now: Date,
+): Promise<{ events: number; finished: number }> {
+  const events = await parts.simulator.runDue(now, (event) => parts.lifecycle.applyProviderEvent(event));
+  let finished = 0;
+  for (;;) {
+    const n = await parts.lifecycle.processDue(PROCESS_BATCH);
+    finished += n;
+    if (n < PROCESS_BATCH) break;
+  }
+  return { events, finished };
+}
+
+/** A stranger calls a random active assistant (demo traffic). False when no assistant can take calls. */
+export async function ringRandomAssistant(db: Database, simulator: Simulator): Promise<boolean> {
+  const target = await randomInboundTarget(db);
+  const to = target?.phone_numbers[0];
+  if (!target || !to) return false;
+  simulator.simulateInbound({
+    assistantId: target.id,
+    to,
+    from: randomNanpNumber(Math.random),
+    callerName: CALLER_NAMES[Math.floor(Math.random() * CALLER_NAMES.length)] ?? null,
+    language: target.language,
+  });
+  return true;
+}
+
+export type ProviderDriver = { stop(): Promise<void> };
+
+/**
+ * Ticks the simulator with the real clock in the server process (default every second) and, in demo
+ * mode, rings assistants at `inboundPerMinute`. Ticks never overlap; a failing tick is logged and
+ * the next one tries again (undelivered provider events stay queued).
+ */
+export function startProviderDriver(o: {
+  db: Database;
+  parts: VoiceParts;
+  clock: Clock;
+  logger: Logger;
+  intervalMs?: number;
+  inboundPerMinute?: number;
+}): ProviderDriver {
+  const intervalMs = o.intervalMs ?? 1000;
+  let credit = 0;
+  let running: Promise<void> | null = null;
+  const tick = async () => {
+    try {
+      credit += ((o.inboundPerMinute ?? 0) * intervalMs) / 60_000;
+      for (; credit >= 1; credit -= 1) await ringRandomAssistant(o.db, o.parts.simulator);
+      await runProviderTick(o.parts, o.clock.now());
+    } catch (err) {
+      o.logger.error({ err }, 'provider tick failed');
+    }
+  };
+  const timer = setInterval(() => {
+    if (running) return;
+    running = tick().finally(() => {
+      running = null;
+    });
+  }, intervalMs);
+  timer.unref();
+  return {
+    async stop() {
+      clearInterval(timer);
+      await running;
+    },
+  };
+}

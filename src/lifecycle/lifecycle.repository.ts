@@ -1,0 +1,136 @@
+import { sql, type Updateable } from 'kysely';
+import type { CallRow, CallsTable, NewCall } from '../calls/calls.table.ts';
+import type { Database } from '../db/database.ts';
+import type { CallLifecycleRow, CallLifecycleTable } from './lifecycle.table.ts';
+
+type CallChanges = Omit<Updateable<CallsTable>, 'id' | 'customer_id' | 'event_seq'>;
+type LifecycleChanges = Omit<Updateable<CallLifecycleTable>, 'call_id' | 'customer_id' | 'created_at'>;
+
+/** Locks the call row: every change to a call (and its events) is serialised on it. */
+export async function lockCall(tx: Database, callId: string): Promise<CallRow | undefined> {
+  return tx.selectFrom('calls').selectAll().where('id', '=', callId).forUpdate().executeTakeFirst();
+}
+
+export async function findCall(db: Database, callId: string): Promise<CallRow | undefined> {
+  return db.selectFrom('calls').selectAll().where('id', '=', callId).executeTakeFirst();
+}
+
+export async function updateCall(tx: Database, callId: string, changes: CallChanges): Promise<CallRow> {
+  return tx
+    .updateTable('calls')
+    .set(changes)
+    .where('id', '=', callId)
+    .returningAll()
+    .executeTakeFirstOrThrow();
+}
+
+export async function insertCall(tx: Database, row: NewCall): Promise<void> {
+  await tx.insertInto('calls').values(row).execute();
+}
+
+export async function callIdForProviderCall(tx: Database, providerCallId: string): Promise<string | null> {
+  const row = await tx
+    .selectFrom('call_lifecycle')
+    .select('call_id')
+    .where('provider_call_id', '=', providerCallId)
+    .executeTakeFirst();
+  return row?.call_id ?? null;
+}
+
+export async function insertLifecycle(
+  tx: Database,
+  row: { call_id: string; customer_id: string; provider_call_id: string | null; now: Date },
+): Promise<void> {
+  const { now, ...rest } = row;
+  await tx
+    .insertInto('call_lifecycle')
+    .values({ ...rest, created_at: now, updated_at: now })
+    .onConflict((oc) => oc.column('call_id').doNothing())
+    .execute();
+}
+
+export async function lockLifecycle(tx: Database, callId: string): Promise<CallLifecycleRow | undefined> {
+  return tx
+    .selectFrom('call_lifecycle')
+    .selectAll()
+    .where('call_id', '=', callId)
+    .forUpdate()
+    .executeTakeFirst();
+}
+
+export async function updateLifecycle(
+  tx: Database,
+  callId: string,
+  changes: LifecycleChanges,
+): Promise<void> {
+  await tx.updateTable('call_lifecycle').set(changes).where('call_id', '=', callId).execute();
+}
+
+/** Calls whose post-processing is due, oldest first. */
+export async function dueForProcessing(db: Database, now: Date, limit: number): Promise<string[]> {
+  const rows = await db
+    .selectFrom('call_lifecycle')
+    .select('call_id')
+    .where('processing_state', '=', 'pending')
+    .where('processing_due_at', '<=', now)
+    .orderBy('processing_due_at')
+    .limit(limit)
+    .execute();
+  return rows.map((r) => r.call_id);
+}
+
+export async function insertInsights(
+  tx: Database,
+  call: { id: string; customer_id: string },
+  insights: { name: string; result: unknown }[],
+  now: Date,
+): Promise<void> {
+  if (insights.length === 0) return;
+  await tx
+    .insertInto('call_insights')
+    .values(
+      insights.map((insight, position) => ({
+        call_id: call.id,
+        customer_id: call.customer_id,
+        name: insight.name,
+        result: JSON.stringify(insight.result),
+        position,
+        created_at: now,
+      })),
+    )
+    .onConflict((oc) => oc.columns(['call_id', 'name']).doNothing())
+    .execute();
+}
+
+export async function findAssistant(db: Database, assistantId: string) {
+  return db
+    .selectFrom('assistants')
+    .select(['id', 'customer_id', 'name', 'language', 'is_active', 'phone_numbers'])
+    .where('id', '=', assistantId)
+    .executeTakeFirst();
+}
+
+/** A random active assistant with a phone number: where demo inbound traffic goes. */
+export async function randomInboundTarget(db: Database) {
+  return db
+    .selectFrom('assistants')
+    .select(['id', 'language', 'phone_numbers'])
+    .where('is_active', '=', true)
+    .where(sql<boolean>`cardinality(phone_numbers) > 0`)
+    .orderBy(sql`random()`)
+    .limit(1)
+    .executeTakeFirst();
+}
+
+/** A customer's active assistants with a phone number: where simulated inbound calls go. */
+export async function inboundTargets(db: Database, customerId: string) {
+  return db
+    .selectFrom('assistants')
+    .select(['id', 'language', 'phone_numbers'])
+    .where('customer_id', '=', customerId)
+    .where('is_active', '=', true)
+    .where(sql<boolean>`cardinality(phone_numbers) > 0`)
+    .orderBy('created_at')
+    .orderBy('id')
+    .execute();
+}

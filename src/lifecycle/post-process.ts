@@ -1,0 +1,107 @@
+import type { Logger } from 'pino';
+import type { CallRow } from '../calls/calls.table.ts';
+import type { Clock } from '../clock.ts';
+import type { Database } from '../db/database.ts';
+import { recordEvent } from '../events/events.repository.ts';
+import { recordCallback } from '../outbound/callbacks.ts';
+import { settleReservation } from '../outbound/spend.repository.ts';
+import type { ConversationDetails, VoiceProvider } from '../provider/interface.ts';
+import { billableSeconds, costUnits, formatUsd } from './billing.ts';
+import { callCompletedData, insightReceivedData } from './event-data.ts';
+import * as repo from './lifecycle.repository.ts';
+
+export type PostProcessDeps = { db: Database; clock: Clock; provider: VoiceProvider; logger?: Logger };
+
+/** After this many failed reads of the conversation (about 1.5 hours of backoff), finish without it. */
+export const MAX_PROCESSING_ATTEMPTS = 12;
+const backoffSeconds = (attempt: number) => Math.min(600, 5 * 2 ** attempt);
+
+type Fetched = { details: ConversationDetails | null; retry: string | null };
+
+async function fetchDetails(provider: VoiceProvider, call: CallRow): Promise<Fetched> {
+  if (!call.conversation_id || !call.answered_at) return { details: null, retry: null };
+  const result = await provider.getConversation(call.conversation_id);
+  if (!result.ok) return { details: null, retry: result.error.retryable ? result.error.detail : null };
+  if (!result.value.details) return { details: null, retry: 'The conversation analysis is not ready yet.' };
+  return { details: result.value.details, retry: null };
+}
+
+/**
+ * Post-processing of every ended call that is due: duration, billing, summary and insights from
+ * the provider, then — in one transaction — the call's final values, the settled spend, the
+ * `call.completed` and `call.insight.received` events and the `call.ended` callback.
+ * Returns how many calls were finished.
+ */
+export async function processDue(deps: PostProcessDeps, limit = 20): Promise<number> {
+  const ids = await repo.dueForProcessing(deps.db, deps.clock.now(), limit);
+  let finished = 0;
+  for (const callId of ids) if (await processOne(deps, callId)) finished += 1;
+  return finished;
+}
+
+async function processOne(deps: PostProcessDeps, callId: string): Promise<boolean> {
+  const before = await repo.findCall(deps.db, callId);
+  if (!before) return false;
+  // Read upstream outside any transaction: no lock is held while the network is slow.
+  const fetched = await fetchDetails(deps.provider, before);
+  const now = deps.clock.now();
+  return deps.db.transaction().execute(async (tx) => {
+    const call = await repo.lockCall(tx, callId);
+    const lifecycle = await repo.lockLifecycle(tx, callId);
+    // Another worker finished it meanwhile: nothing to do, and no event twice.
+    if (!call || lifecycle?.processing_state !== 'pending') return false;
+    const attempts = lifecycle.processing_attempts + 1;
+    if (fetched.retry && attempts < MAX_PROCESSING_ATTEMPTS) {
+      deps.logger?.warn({ call_id: callId, attempts, reason: fetched.retry }, 'post-processing postponed');
+      await repo.updateLifecycle(tx, callId, {
+        processing_attempts: attempts,
+        processing_due_at: new Date(now.getTime() + backoffSeconds(attempts) * 1000),
+        processing_error: fetched.retry,
+        updated_at: now,
+      });
+      return false;
+    }
+    await finish(tx, call, fetched.details, now);
+    await repo.updateLifecycle(tx, callId, {
+      processing_state: 'done',
+      processing_attempts: attempts,
+      processing_error: fetched.retry,
+      processed_at: now,
+      updated_at: now,
+    });
+    return true;
+  });
+}
+
+async function finish(
+  tx: Database,
+  call: CallRow,
+  details: ConversationDetails | null,
+  now: Date,
+): Promise<void> {
+  const duration = details?.durationSeconds ?? call.duration_seconds ?? 0;
+  const billable = billableSeconds(duration, call.answered_at !== null);
+  const cost = formatUsd(costUnits(billable));
+  const done = await repo.updateCall(tx, call.id, {
+    duration_seconds: duration,
+    billable_seconds: billable,
+    cost_usd: cost,
+    summary: details?.summary ?? call.summary,
+    has_transcript: details?.hasTranscript ?? false,
+    recording_available: details?.recordingAvailable ?? false,
+    updated_at: now,
+  });
+  await settleReservation(tx, call.id, cost, now);
+  const insights = details?.insights ?? [];
+  await repo.insertInsights(tx, done, insights, now);
+  const base = { customerId: done.customer_id, callId: done.id, occurredAt: now };
+  await recordEvent(tx, { ...base, type: 'call.completed', data: callCompletedData(done) });
+  if (insights.length > 0) {
+    await recordEvent(tx, {
+      ...base,
+      type: 'call.insight.received',
+      data: insightReceivedData(done, insights),
+    });
+  }
+  await recordCallback(tx, done, 'call.ended', now);
+}

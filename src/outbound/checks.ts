@@ -1,0 +1,114 @@
+import { parsePhoneNumberFromString } from 'libphonenumber-js/max';
+import { AppError } from '../errors/app-error.ts';
+import type { ErrorCode } from '../errors/codes.ts';
+import { ESTIMATE_UNITS, formatUsd, toUnits } from '../lifecycle/billing.ts';
+
+export type CheckName = 'assistant' | 'number_type' | 'country' | 'spend_cap';
+export type Check = { name: CheckName; passed: boolean; code: ErrorCode | null; detail: string | null };
+
+export type AssistantInfo = {
+  id: string;
+  customer_id: string;
+  is_active: boolean;
+  phone_numbers: string[];
+  language: string;
+};
+
+/** Numbers an assistant may not call whatever the allowlist: toll fraud and dead ends. */
+const BLOCKED_TYPES: Record<string, string> = {
+  PREMIUM_RATE: 'premium-rate',
+  SHARED_COST: 'shared-cost',
+  VOICEMAIL: 'voicemail-access',
+  PAGER: 'pager',
+};
+
+const pass = (name: CheckName): Check => ({ name, passed: true, code: null, detail: null });
+const failed = (name: CheckName, code: ErrorCode, detail: string): Check => ({
+  name,
+  passed: false,
+  code,
+  detail,
+});
+
+export function assistantCheck(assistant: AssistantInfo | undefined, customerId: string): Check {
+  // Another customer's assistant is indistinguishable from a missing one.
+  if (!assistant || assistant.customer_id !== customerId)
+    return failed('assistant', 'resource.not_found', 'Assistant not found.');
+  if (!assistant.is_active)
+    return failed(
+      'assistant',
+      'outbound.assistant_inactive',
+      'The assistant is inactive; activate it to place calls.',
+    );
+  if (assistant.phone_numbers.length === 0)
+    return failed(
+      'assistant',
+      'outbound.assistant_no_phone_number',
+      'The assistant has no phone number to call from; add one first.',
+    );
+  return pass('assistant');
+}
+
+export function numberChecks(
+  toNumber: string,
+  allowedCountries: readonly string[],
+): { checks: Check[]; country: string | null } {
+  const parsed = parsePhoneNumberFromString(toNumber);
+  const country = parsed?.country ?? null;
+  const blocked = BLOCKED_TYPES[parsed?.getType() ?? ''];
+  const typeCheck = blocked
+    ? failed('number_type', 'outbound.number_not_allowed', `Calls to ${blocked} numbers are not allowed.`)
+    : pass('number_type');
+  const countryCheck =
+    country && allowedCountries.includes(country)
+      ? pass('country')
+      : failed(
+          'country',
+          'outbound.country_not_allowed',
+          country
+            ? `This API key may not call numbers in ${country}; its allowlist is ${allowedCountries.join(', ') || 'empty'}.`
+            : 'The number belongs to no country, and this API key may only call numbers in its allowlist.',
+        );
+  return { checks: [typeCheck, countryCheck], country };
+}
+
+export type SpendView = {
+  daily_cap_usd: string;
+  used_today_usd: string;
+  call_estimate_usd: string;
+  remaining_usd: string;
+  resets_at: string;
+};
+
+/** The cap holds when what is settled or reserved today plus this call's estimate stays within it. */
+export function spendCheck(capUsd: string, usedUsd: string, now: Date): { check: Check; spend: SpendView } {
+  const cap = toUnits(capUsd);
+  const used = toUnits(usedUsd);
+  const resetsAt = new Date(Date.UTC(now.getUTCFullYear(), now.getUTCMonth(), now.getUTCDate() + 1));
+  const remaining = cap - used > 0n ? cap - used : 0n;
+  const spend = {
+    daily_cap_usd: formatUsd(cap, 2),
+    used_today_usd: formatUsd(used),
+    call_estimate_usd: formatUsd(ESTIMATE_UNITS),
+    remaining_usd: formatUsd(remaining),
+    resets_at: resetsAt.toISOString(),
+  };
+  const check =
+    used + ESTIMATE_UNITS <= cap
+      ? pass('spend_cap')
+      : failed(
+          'spend_cap',
+          'outbound.spend_cap_exceeded',
+          `This API key's daily spend cap of $${spend.daily_cap_usd} would be exceeded: $${spend.used_today_usd} is spent or ` +
+            `reserved today (UTC) and a call reserves $${spend.call_estimate_usd} until it ends. The cap resets at ${spend.resets_at}.`,
+        );
+  return { check, spend };
+}
+
+export const utcDay = (now: Date): string => now.toISOString().slice(0, 10);
+
+/** Throws the first failed check as the error a real placement answers with. */
+export function throwFirstFailure(checks: Check[]): void {
+  const first = checks.find((c) => !c.passed);
+  if (first?.code) throw new AppError(first.code, first.detail ?? 'The call is not allowed.');
+}

@@ -1,0 +1,83 @@
+import { z } from 'zod';
+import { isUuid } from '../ids.ts';
+import { checkE164 } from '../phone.ts';
+
+export const EXTERNAL_ID_MAX = 255;
+export const CALLBACK_URL_MAX = 2048;
+export const MAX_KEYS = 50;
+export const VARIABLES_MAX_BYTES = 8192;
+export const METADATA_MAX_BYTES = 8192;
+
+const CONTROL_RE = /\p{Cc}/u;
+const VARIABLE_NAME_RE = /^[A-Za-z_][A-Za-z0-9_]{0,63}$/;
+
+/** Optional fields also accept null, read as "not given" (automation platforms send empty fields as null). */
+const optional = <T extends z.ZodType>(schema: T) => schema.nullish().transform((v) => v ?? undefined);
+
+const jsonBytes = (v: unknown) => Buffer.byteLength(JSON.stringify(v), 'utf8');
+
+const callbackUrl = z
+  .string()
+  .max(CALLBACK_URL_MAX, `Must be at most ${CALLBACK_URL_MAX} characters.`)
+  .superRefine((raw, ctx) => {
+    let url: URL;
+    try {
+      url = new URL(raw);
+    } catch {
+      ctx.addIssue({ code: 'custom', message: 'Must be an absolute https:// URL.' });
+      return;
+    }
+    if (url.protocol !== 'https:') ctx.addIssue({ code: 'custom', message: 'Must use https://.' });
+    if (url.username || url.password)
+      ctx.addIssue({
+        code: 'custom',
+        message: 'Must not contain credentials; verify our signature instead.',
+      });
+    if (!url.hostname) ctx.addIssue({ code: 'custom', message: 'Must name a host.' });
+  });
+
+const scalar = z.union([
+  z.string().max(1000, 'Values are at most 1000 characters.'),
+  z.number().finite(),
+  z.boolean(),
+]);
+
+/** Dynamic variables for the assistant's script: flat, named like template variables, bounded. */
+const variables = z
+  .record(z.string().regex(VARIABLE_NAME_RE, 'Variable names are letters, digits and _, up to 64.'), scalar)
+  .refine((v) => Object.keys(v).length <= MAX_KEYS, `At most ${MAX_KEYS} variables.`)
+  .refine((v) => jsonBytes(v) <= VARIABLES_MAX_BYTES, `At most ${VARIABLES_MAX_BYTES} bytes as JSON.`);
+
+/** Free-form key/value data kept with the call (spec 2.6): flat, keys up to 40 characters. */
+const metadata = z
+  .record(z.string().min(1).max(40, 'Keys are at most 40 characters.'), z.union([scalar, z.null()]))
+  .refine((v) => Object.keys(v).length <= MAX_KEYS, `At most ${MAX_KEYS} keys.`)
+  .refine((v) => jsonBytes(v) <= METADATA_MAX_BYTES, `At most ${METADATA_MAX_BYTES} bytes as JSON.`);
+
+/** POST /outbound-calls body (spec 2.6): assistant_id and to_number required; the rest optional. */
+export const outboundCallBody = z.strictObject({
+  assistant_id: z
+    .string()
+    .refine(isUuid, 'Must be a UUID.')
+    .transform((s) => s.toLowerCase()),
+  to_number: z.string().superRefine((value, ctx) => {
+    const check = checkE164(value);
+    if (!check.ok) ctx.addIssue({ code: 'custom', message: check.reason });
+  }),
+  callback_url: optional(callbackUrl),
+  metadata: optional(metadata),
+  external_id: optional(
+    z
+      .string()
+      .min(1, 'Must not be empty.')
+      .max(EXTERNAL_ID_MAX, `Must be at most ${EXTERNAL_ID_MAX} characters.`)
+      .refine((s) => !CONTROL_RE.test(s), 'Must not contain control characters.'),
+  ),
+  variables: optional(variables),
+});
+export type OutboundCallBody = z.output<typeof outboundCallBody>;
+
+export const outboundCallQuery = z.strictObject({
+  dry_run: optional(z.enum(['true', 'false'], 'Must be true or false.')).transform((v) => v === 'true'),
+});
+export type OutboundCallQuery = z.output<typeof outboundCallQuery>;

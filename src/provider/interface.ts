@@ -1,0 +1,94 @@
+/**
+ * The boundary to the upstream voice provider. Everything the rest of the service knows about a
+ * provider is here; the built-in simulator (simulator.ts) is one implementation. Expected failures
+ * are values (ProviderResult), never exceptions.
+ */
+
+/** Telephony statuses a provider reports; ours (lifecycle/status.ts) are the same names. */
+export type ProviderEndStatus = 'completed' | 'no_answer' | 'busy' | 'failed' | 'canceled';
+
+export type ProviderErrorCode =
+  /** The provider refused or could not be reached: nothing happened upstream. */
+  | 'unavailable'
+  /** No answer in time: the request may or may not have taken effect upstream. */
+  | 'timeout'
+  /** The provider does not know the thing asked for. */
+  | 'not_found';
+
+export type ProviderError = { code: ProviderErrorCode; retryable: boolean; detail: string };
+
+export type ProviderResult<T> = { ok: true; value: T } | { ok: false; error: ProviderError };
+
+export type PlaceCallRequest = {
+  /**
+   * Our call id. The provider deduplicates on it: placing the same callId twice returns the first
+   * placement, so a retry after a timeout can never ring a person twice.
+   */
+  callId: string;
+  /** The assistant (the provider's agent) that speaks on the call. */
+  assistantId: string;
+  language: string;
+  from: string;
+  to: string;
+  /** Dynamic variables for the assistant's script. */
+  variables: Record<string, string | number | boolean>;
+  /** The provider hangs up at this length (`max_duration`); it bounds the cost of any call. */
+  maxDurationSeconds: number;
+};
+
+export type PlacedCall = { providerCallId: string };
+
+/** One turn as the provider stores it: offsets from the start of the conversation. */
+export type ProviderTurn = { role: 'agent' | 'user'; message: string; offsetSeconds: number };
+
+export type ProviderInsight = { name: string; result: unknown };
+
+/** Available once the conversation is over (analysis included). */
+export type ConversationDetails = {
+  durationSeconds: number;
+  summary: string;
+  insights: ProviderInsight[];
+  hasTranscript: boolean;
+  recordingAvailable: boolean;
+};
+
+export type Conversation = {
+  conversationId: string;
+  /** Null while the conversation is still going on. */
+  details: ConversationDetails | null;
+  transcript: { state: 'settling'; retryAfterSeconds: number } | { state: 'ready'; turns: ProviderTurn[] };
+};
+
+/** The provider's own events, in the order it emits them for one call. */
+export type ProviderEvent =
+  | {
+      type: 'call.inbound';
+      providerCallId: string;
+      assistantId: string;
+      from: string;
+      to: string;
+      callerName: string | null;
+      at: Date;
+    }
+  | { type: 'call.ringing'; providerCallId: string; callId: string | null; at: Date }
+  | {
+      type: 'call.answered';
+      providerCallId: string;
+      callId: string | null;
+      conversationId: string;
+      at: Date;
+    }
+  | {
+      type: 'call.ended';
+      providerCallId: string;
+      callId: string | null;
+      status: ProviderEndStatus;
+      disconnectReason: string;
+      at: Date;
+    };
+
+export interface VoiceProvider {
+  placeCall(request: PlaceCallRequest): Promise<ProviderResult<PlacedCall>>;
+  /** Details, transcript, or "still settling" for a conversation. */
+  getConversation(conversationId: string): Promise<ProviderResult<Conversation>>;
+}

@@ -1,0 +1,84 @@
+import { randomBytes } from 'node:crypto';
+import { rng } from '../demo/call-generator.ts';
+import type { PlaceCallRequest } from './interface.ts';
+import type { SimCall } from './simulator-calls.ts';
+import { type Outcome, outboundOutcome, planSteps, type Step } from './simulator-plan.ts';
+import { buildScript, conversationIdFor, seedOf } from './simulator-script.ts';
+
+export type InboundCall = {
+  assistantId: string;
+  from: string;
+  to: string;
+  callerName: string | null;
+  language: string;
+  /** Forces the outcome; by default 1 in 20 callers hang up before the assistant answers. */
+  outcome?: 'completed' | 'canceled';
+};
+
+type NewSimCall = { call: Omit<SimCall, 'timeline' | 'answeredAt' | 'endedAt'>; steps: Step[] };
+
+const INBOUND_MAX_SECONDS = 600;
+export const newProviderCallId = (): string => `sim_call_${randomBytes(12).toString('hex')}`;
+
+function assemble(
+  call: NewSimCall['call'],
+  direction: 'inbound' | 'outbound',
+  outcome: Outcome,
+  random: () => number,
+): NewSimCall {
+  const { details, disconnectReason } = call.script;
+  return {
+    call,
+    steps: planSteps({
+      direction,
+      outcome,
+      random,
+      talkSeconds: details.durationSeconds,
+      talkReason: disconnectReason,
+    }),
+  };
+}
+
+/** An outbound call: outcome from the destination (test numbers) or chance, seeded by our call id. */
+export function outboundSimCall(request: PlaceCallRequest): NewSimCall {
+  const random = rng(seedOf(request.callId));
+  const outcome = outboundOutcome(request.to, random);
+  const conversationId = conversationIdFor('outbound', request.language);
+  const script = buildScript(conversationId, {
+    direction: 'outbound',
+    language: request.language,
+    variables: request.variables,
+    maxDurationSeconds: request.maxDurationSeconds,
+    long: outcome === 'long',
+  });
+  const call = {
+    providerCallId: newProviderCallId(),
+    callId: request.callId,
+    conversationId,
+    script,
+    inbound: null,
+  };
+  return assemble(call, 'outbound', outcome, random);
+}
+
+/** Someone rings one of an assistant's numbers. */
+export function inboundSimCall(input: InboundCall): NewSimCall {
+  const providerCallId = newProviderCallId();
+  const random = rng(seedOf(providerCallId));
+  const conversationId = conversationIdFor('inbound', input.language);
+  const script = buildScript(conversationId, {
+    direction: 'inbound',
+    language: input.language,
+    variables: {},
+    maxDurationSeconds: INBOUND_MAX_SECONDS,
+    long: false,
+  });
+  const { language: _language, outcome: forced, ...inbound } = input;
+  const outcome = forced ?? (random() < 0.05 ? 'canceled' : 'completed');
+  return assemble(
+    { providerCallId, callId: null, conversationId, script, inbound },
+    'inbound',
+    outcome,
+    random,
+  );
+}

@@ -1,0 +1,66 @@
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { z } from 'zod';
+import { AppError } from '../errors/app-error.ts';
+import { isUuid } from '../ids.ts';
+import { type FetchResult, restView, type TranscriptsService } from './transcripts.service.ts';
+
+const params = z.strictObject({
+  id: z
+    .string()
+    .refine(isUuid, 'Must be a UUID.')
+    .transform((s) => s.toLowerCase()),
+});
+const schema = { params, querystring: z.strictObject({}) };
+
+/** Spec 3.2 as HTTP: stored 200, settling 202, provider down 502, no transcript 404. */
+function respond(result: FetchResult, what: string) {
+  switch (result.state) {
+    case 'stored':
+      return { status: 200, body: restView(result.transcript) };
+    case 'pending':
+      return {
+        status: 202,
+        body: {
+          status: 'pending',
+          call_id: result.callId,
+          conversation_id: result.conversationId,
+          retry_after_seconds: result.retryAfterSeconds,
+          detail: result.conversationId
+            ? 'The transcript is still settling upstream; it will be pushed as call.transcript.ready, or ask again later.'
+            : 'The call has not been answered yet; ask again later.',
+        },
+      };
+    case 'unavailable':
+      throw new AppError(
+        'carrier.unavailable',
+        'The voice provider is unavailable; retry the request later.',
+      );
+    case 'absent':
+      if (result.reason === 'no_call') throw new AppError('resource.not_found', `${what} not found.`);
+      throw new AppError(
+        'transcript.not_found',
+        result.reason === 'no_conversation'
+          ? 'This call has no transcript: it ended without a conversation.'
+          : 'The voice provider no longer has this conversation.',
+      );
+  }
+}
+
+export function registerTranscriptRoutes(app: FastifyInstance, transcripts: TranscriptsService): void {
+  const handler =
+    (what: string, outboundOnly: boolean) => async (request: FastifyRequest, reply: FastifyReply) => {
+      if (!request.principal) throw new AppError('internal.error', 'Route reached without a principal.');
+      const { id } = request.params as z.output<typeof params>;
+      const result = await transcripts.fetchAndStore(request.principal.customerId, id, { outboundOnly });
+      const { status, body } = respond(result, what);
+      return reply.code(status).send(body);
+    };
+  // Any call of the customer.
+  app.get('/calls/:id/transcript', { config: { scope: 'read_calls' }, schema }, handler('Call', false));
+  // Only calls placed through POST /outbound-calls; any other call is a 404.
+  app.get(
+    '/outbound-calls/:id/transcript',
+    { config: { scope: 'read_analytics' }, schema },
+    handler('Outbound call', true),
+  );
+}

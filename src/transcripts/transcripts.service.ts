@@ -1,0 +1,136 @@
+import type { Clock } from '../clock.ts';
+import type { Database } from '../db/database.ts';
+import { isTerminal } from '../lifecycle/status.ts';
+import type { VoiceProvider } from '../provider/interface.ts';
+import {
+  boundedWebhookTranscript,
+  type RestSegment,
+  type RestTranscript,
+  restTranscript,
+  segmentsFromTurns,
+} from './transcript-format.ts';
+import * as repo from './transcripts.repository.ts';
+
+/** A transcript as stored, with the call facts its two forms need. */
+export type StoredTranscript = {
+  callId: string;
+  conversationId: string;
+  assistantId: string;
+  language: string;
+  durationSeconds: number;
+  rest: RestTranscript;
+};
+
+/**
+ * What fetching a transcript can come to. Nothing here throws for an expected outcome:
+ * - stored: it is stored now (fetched this time or before);
+ * - pending: not ready yet (settling upstream, or the call is still going on); ask again later;
+ * - unavailable: the provider failed; retryable;
+ * - absent: there is no such call (`no_call`), or there will never be a transcript.
+ */
+export type FetchResult =
+  | { state: 'stored'; transcript: StoredTranscript }
+  | { state: 'pending'; callId: string; conversationId: string | null; retryAfterSeconds: number }
+  | { state: 'unavailable'; retryable: true; detail: string }
+  | { state: 'absent'; reason: 'no_call' | 'no_conversation' | 'gone_upstream' };
+
+/** Until the call is answered there is no conversation to ask about; look again after this. */
+const UNANSWERED_RETRY_SECONDS = 15;
+
+export function createTranscriptsService(deps: { db: Database; clock: Clock; provider: VoiceProvider }) {
+  const { db, clock, provider } = deps;
+
+  return {
+    /** Stored → returned; else fetched from the provider and stored (spec 3.2). */
+    async fetchAndStore(
+      customerId: string,
+      callId: string,
+      options: { outboundOnly?: boolean } = {},
+    ): Promise<FetchResult> {
+      const call = await repo.findCallTranscript(db, customerId, callId);
+      if (!call || (options.outboundOnly && !(call.direction === 'outbound' && call.api_initiated))) {
+        return { state: 'absent', reason: 'no_call' };
+      }
+      const stored = (conversationId: string, segments: RestSegment[]): FetchResult => ({
+        state: 'stored',
+        transcript: {
+          callId: call.id,
+          conversationId,
+          assistantId: call.assistant_id,
+          language: call.language,
+          durationSeconds: call.duration_seconds ?? 0,
+          rest: restTranscript(segments),
+        },
+      });
+      if (call.stored_conversation_id && call.segments) {
+        return stored(call.stored_conversation_id, call.segments as RestSegment[]);
+      }
+      if (!call.conversation_id) {
+        return isTerminal(call.status)
+          ? { state: 'absent', reason: 'no_conversation' }
+          : {
+              state: 'pending',
+              callId: call.id,
+              conversationId: null,
+              retryAfterSeconds: UNANSWERED_RETRY_SECONDS,
+            };
+      }
+      const conversationId = call.conversation_id;
+      const result = await provider.getConversation(conversationId);
+      if (!result.ok) {
+        return result.error.retryable
+          ? { state: 'unavailable', retryable: true, detail: result.error.detail }
+          : { state: 'absent', reason: 'gone_upstream' };
+      }
+      const { transcript } = result.value;
+      if (transcript.state === 'settling') {
+        return {
+          state: 'pending',
+          callId: call.id,
+          conversationId,
+          retryAfterSeconds: transcript.retryAfterSeconds,
+        };
+      }
+      const segments = segmentsFromTurns(transcript.turns, call.answered_at ?? call.started_at);
+      await db.transaction().execute(async (tx) => {
+        await repo.insertTranscript(tx, {
+          callId: call.id,
+          customerId,
+          conversationId,
+          segments,
+          now: clock.now(),
+        });
+        await repo.markHasTranscript(tx, call.id);
+      });
+      // Whoever stored it first wins; everyone returns what is stored.
+      const again = await repo.findCallTranscript(db, customerId, callId);
+      return stored(
+        again?.stored_conversation_id ?? conversationId,
+        (again?.segments as RestSegment[]) ?? segments,
+      );
+    },
+  };
+}
+
+/** GET …/transcript 200 body (spec 2.5). */
+export const restView = (t: StoredTranscript) => ({
+  call_id: t.callId,
+  conversation_id: t.conversationId,
+  transcript: t.rest,
+});
+
+/** The `data` of a `call.transcript.ready` event (spec 6.4), in the webhook form. */
+export function transcriptReadyData(t: StoredTranscript): Record<string, unknown> {
+  const { transcript, truncated } = boundedWebhookTranscript(t.rest);
+  return {
+    call_id: t.callId,
+    conversation_id: t.conversationId,
+    assistant_id: t.assistantId,
+    duration_seconds: t.durationSeconds,
+    language: t.language,
+    transcript,
+    truncated,
+  };
+}
+
+export type TranscriptsService = ReturnType<typeof createTranscriptsService>;
