@@ -1,6 +1,8 @@
 import Fastify, { type FastifyInstance, LogController } from 'fastify';
 import type { Logger } from 'pino';
 import type { Clock } from './clock.ts';
+import type { DashboardSettings } from './dashboard/context.ts';
+import { registerDashboard } from './dashboard/plugin.ts';
 import './http/fastify-types.ts';
 import { registerErrorHandling, routeRegistry } from './http/error-handler.ts';
 import { API_PREFIX, registerGuard } from './http/guard.ts';
@@ -8,6 +10,8 @@ import { registerApiRoutes } from './http/routes.ts';
 import { zodValidatorCompiler } from './http/validation.ts';
 import { newUuid } from './ids.ts';
 import type { RateLimiter } from './rate-limit/interface.ts';
+import type { Metrics } from './ops/metrics.ts';
+import { type ReadinessProbe, registerOpsRoutes } from './ops/ops.routes.ts';
 import type { Services } from './services.ts';
 
 export type AppOptions = {
@@ -20,6 +24,11 @@ export type AppOptions = {
   bodyLimitBytes: number;
   authFailuresPerMinutePerIp: number;
   authFailuresPerMinutePerPrefix: number;
+  probesPerMinutePerIp: number;
+  metrics: Metrics;
+  readinessProbes: ReadinessProbe[];
+  /** Dashboard session lifetimes and sign-in throttles; defaults when absent (see docs/dashboard.md). */
+  dashboard?: Partial<DashboardSettings>;
 };
 
 /** Builds the whole HTTPS application from injected dependencies; `server.ts` only listens. */
@@ -49,9 +58,17 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
     clock: options.clock,
     authFailuresPerMinutePerIp: options.authFailuresPerMinutePerIp,
     authFailuresPerMinutePerPrefix: options.authFailuresPerMinutePerPrefix,
+    probesPerMinutePerIp: options.probesPerMinutePerIp,
   });
 
   app.addHook('onResponse', async (request, reply) => {
+    options.metrics.observeRequest(
+      request.routeOptions.url ?? 'unmatched',
+      request.method,
+      reply.statusCode,
+      reply.elapsedTime / 1000,
+      request.problemCode,
+    );
     request.log.info(
       {
         method: request.method,
@@ -60,11 +77,20 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
         latency_ms: Math.round(reply.elapsedTime * 100) / 100,
         key_prefix: request.principal?.keyPrefix ?? null,
         customer_id: request.principal?.customerId ?? null,
+        code: request.problemCode,
       },
       'request',
     );
   });
 
+  // Customer dashboard under /dashboard (and `/` redirects there); also counts API requests per key.
+  await registerDashboard(app, {
+    services: options.services,
+    limiter: options.limiter,
+    clock: options.clock,
+    settings: options.dashboard,
+  });
+  registerOpsRoutes(app, options.readinessProbes, options.metrics);
   await app.register(async (api) => registerApiRoutes(api, options.services), { prefix: API_PREFIX });
   return app;
 }

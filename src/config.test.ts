@@ -28,7 +28,13 @@ describe('configuration', () => {
         }),
       (error: unknown) => {
         assert.ok(error instanceof ConfigError);
-        for (const name of ['PORT', 'DATABASE_URL', 'RATE_LIMIT_PER_MINUTE', 'KEY_ROTATION_GRACE_SECONDS', 'SERVER_SECRET']) {
+        for (const name of [
+          'PORT',
+          'DATABASE_URL',
+          'RATE_LIMIT_PER_MINUTE',
+          'KEY_ROTATION_GRACE_SECONDS',
+          'SERVER_SECRET',
+        ]) {
           assert.match(error.message, new RegExp(`^  ${name}: `, 'm'), name);
         }
         return true;

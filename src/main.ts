@@ -1,15 +1,22 @@
 import { Command, CommanderError } from 'commander';
 import { registerAssistantCommands } from './cli/assistants.commands.ts';
+import { registerCallCommands } from './cli/calls.commands.ts';
 import { registerCustomerCommands } from './cli/customers.commands.ts';
 import { registerKeyCommands } from './cli/keys.commands.ts';
+import { registerSeedCommand } from './cli/seed.commands.ts';
+import { registerUserCommands } from './cli/users.commands.ts';
+import { registerWebhookCommands } from './cli/webhooks.commands.ts';
 import { systemClock } from './clock.ts';
 import { ConfigError, loadConfig } from './config.ts';
+import { seedDemoUser } from './dashboard/demo-user.ts';
 import { DataDirLockedError } from './db/data-dir-lock.ts';
 import { migrateToLatest } from './db/migrate.ts';
 import { seedDemo } from './demo/seed-demo.ts';
+import { startVoiceBackground } from './lifecycle/background.ts';
 import { createLogger } from './logger.ts';
 import { openRuntime } from './runtime.ts';
 import { startServer } from './server.ts';
+import { createConfiguredWorker, registerOutboxGauges } from './webhooks/worker-runtime.ts';
 
 async function serve(): Promise<void> {
   const config = loadConfig();
@@ -19,11 +26,20 @@ async function serve(): Promise<void> {
     config.demoSeed && runtime.database.kind === 'pglite' && (await runtime.services.customers.isEmpty())
       ? await seedDemo(runtime.database.db, runtime.services, systemClock)
       : null;
-  const server = await startServer(runtime);
+  const demoUser = seed ? await seedDemoUser(runtime.services, seed.customerId) : null;
+  const delivery = config.workerInProcess ? createConfiguredWorker(runtime) : null;
+  delivery?.worker.start();
+  registerOutboxGauges(runtime);
+  const server = await startServer(runtime, delivery ? [delivery.probe] : []);
+  // Provider simulator, call lifecycle and post-processing (issue 4); demo inbound traffic in demo mode.
+  const voice = startVoiceBackground(runtime, {
+    demo: config.demoSeed && runtime.database.kind === 'pglite',
+  });
 
   const lines = [
     '',
     `Voice Assistant Calls API listening on ${server.url}/api/v1`,
+    `  dashboard: ${server.url}/dashboard/${demoUser ? ` (sign in as ${demoUser.email} / ${demoUser.password}, shown once)` : ' (add a user: npm run cli -- users create --customer <id> --email <email>)'}`,
     `  storage: ${runtime.database.kind === 'pglite' ? `embedded PGlite in ${config.dataDir}` : 'PostgreSQL'}; rate limits: ${runtime.redis ? 'Redis' : 'in memory'}`,
     ...(server.plainUrl
       ? [`  plain HTTP on ${server.plainUrl} (refused unless via a trusted TLS proxy)`]
@@ -50,11 +66,30 @@ async function serve(): Promise<void> {
     const timer = setTimeout(() => process.exit(1), 10_000);
     timer.unref();
     await server.close();
+    await voice.stop();
+    await delivery?.close();
     await runtime.close();
     process.exit(0);
   };
   process.on('SIGTERM', () => void stop('SIGTERM'));
   process.on('SIGINT', () => void stop('SIGINT'));
+}
+
+/** Webhook delivery alone, for scaling out beside API processes (needs DATABASE_URL: PGlite is one process). */
+async function work(): Promise<void> {
+  const config = loadConfig();
+  const logger = createLogger(config.logLevel);
+  const runtime = await openRuntime(config, systemClock, logger);
+  const delivery = createConfiguredWorker(runtime);
+  delivery.worker.start();
+  logger.info({ concurrency: config.workerConcurrency }, 'webhook worker started');
+  const stop = async () => {
+    await delivery.close();
+    await runtime.close();
+    process.exit(0);
+  };
+  process.on('SIGTERM', () => void stop());
+  process.on('SIGINT', () => void stop());
 }
 
 const program = new Command()
@@ -65,6 +100,7 @@ const program = new Command()
   .exitOverride();
 
 program.command('serve').description('Start the HTTPS API (migrates first)').action(serve);
+program.command('worker').description('Run only the webhook delivery worker').action(work);
 program
   .command('migrate')
   .description('Run database migrations to the latest version')
@@ -79,6 +115,10 @@ program
 registerCustomerCommands(program);
 registerKeyCommands(program);
 registerAssistantCommands(program);
+registerCallCommands(program);
+registerWebhookCommands(program);
+registerSeedCommand(program);
+registerUserCommands(program);
 
 try {
   await program.parseAsync(process.argv);

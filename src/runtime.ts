@@ -8,13 +8,13 @@ import { lockDataDir } from './db/data-dir-lock.ts';
 import { type DatabaseHandle, openDatabase } from './db/database.ts';
 import { migrateToLatest } from './db/migrate.ts';
 import { createKeyHasher } from './keys/key-hash.ts';
+import { createMetrics, type Metrics } from './ops/metrics.ts';
 import type { RateLimiter } from './rate-limit/interface.ts';
 import { createMemoryLimiter } from './rate-limit/memory.ts';
 import { createRedisLimiter } from './rate-limit/redis.ts';
 import { loadServerSecret } from './server-secret.ts';
 import { createServices, type Services } from './services.ts';
 import { createSigner } from './signer.ts';
-import { createMetrics, type Metrics } from './ops/metrics.ts';
 
 export type Runtime = {
   config: Config;
@@ -37,6 +37,7 @@ export async function openRuntime(config: Config, clock: Clock, logger: Logger):
       url: config.databaseUrl,
       pgliteDir: path.join(config.dataDir, 'pglite'),
       poolSize: config.databasePoolSize,
+      queryTimeoutMs: config.databaseQueryTimeoutMs,
     });
     await migrateToLatest(database.db);
     const serverSecret = loadServerSecret(config.serverSecret, config.dataDir);

@@ -26,11 +26,17 @@ describe('npm start (serve) on the embedded default', () => {
       assert.ok(url && key, banner);
       const ca = fs.readFileSync(path.join(dir, 'tls', 'cert.pem'), 'utf8');
       const agent = new Agent({ connect: { ca } });
-      const res = await request(`${url}/api/v1/auth/whoami`, { headers: { authorization: `Bearer ${key}` }, dispatcher: agent });
+      const res = await request(`${url}/api/v1/auth/whoami`, {
+        headers: { authorization: `Bearer ${key}` },
+        dispatcher: agent,
+      });
       const body = (await res.body.json()) as { customer_name: string };
       assert.equal(res.statusCode, 200);
       assert.equal(body.customer_name, 'Demo Dental Group');
-      const calls = await request(`${url}/api/v1/calls?limit=5`, { headers: { authorization: `Bearer ${key}` }, dispatcher: agent });
+      const calls = await request(`${url}/api/v1/calls?limit=5`, {
+        headers: { authorization: `Bearer ${key}` },
+        dispatcher: agent,
+      });
       assert.equal(calls.statusCode, 200, 'the demo key reads the demo calls');
       await calls.body.dump();
       await agent.close();

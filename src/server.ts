@@ -1,6 +1,7 @@
 import http from 'node:http';
 import type { FastifyInstance } from 'fastify';
 import { buildApp } from './app.ts';
+import { dashboardSettingsFromConfig } from './dashboard/plugin.ts';
 import { loadTls } from './http/tls.ts';
 import { databaseProbe, type ReadinessProbe, redisProbe } from './ops/ops.routes.ts';
 import type { Runtime } from './runtime.ts';
@@ -13,7 +14,10 @@ export type RunningServer = {
 };
 
 /** Listens: HTTPS always, and optionally a plain-HTTP port that only trusted TLS proxies may use. */
-export async function startServer(runtime: Runtime, extraProbes: ReadinessProbe[] = []): Promise<RunningServer> {
+export async function startServer(
+  runtime: Runtime,
+  extraProbes: ReadinessProbe[] = [],
+): Promise<RunningServer> {
   const { config } = runtime;
   const tls = await loadTls({
     certFile: config.tlsCertFile,
@@ -31,6 +35,7 @@ export async function startServer(runtime: Runtime, extraProbes: ReadinessProbe[
     authFailuresPerMinutePerIp: config.authFailuresPerMinutePerIp,
     authFailuresPerMinutePerPrefix: config.authFailuresPerMinutePerPrefix,
     metrics: runtime.metrics,
+    dashboard: dashboardSettingsFromConfig(config),
     readinessProbes: [
       databaseProbe(runtime.database.db),
       ...(runtime.redis ? [redisProbe(runtime.redis)] : []),

@@ -1,22 +1,10 @@
 import assert from 'node:assert/strict';
-import { spawnSync } from 'node:child_process';
-import fs from 'node:fs';
-import os from 'node:os';
-import path from 'node:path';
 import { describe, it } from 'node:test';
+import { cliOnFreshFolder } from '../testing/cli.ts';
 
 // `calls` commands end to end on a throw-away embedded database, as an operator would run them.
 describe('operator CLI: calls', () => {
-  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'vca-calls-cli-'));
-  const env = { ...process.env, DATA_DIR: dir, DATABASE_URL: '', REDIS_URL: '', LOG_LEVEL: 'silent' };
-  const cli = (...args: string[]) => {
-    const res = spawnSync(process.execPath, ['src/main.ts', ...args], {
-      env,
-      encoding: 'utf8',
-      timeout: 60_000,
-    });
-    return { status: res.status, stdout: res.stdout, stderr: res.stderr, json: () => JSON.parse(res.stdout) };
-  };
+  const cli = cliOnFreshFolder('vca-calls-cli-');
 
   it('simulates finished inbound calls and shows and rotates the callback secret', () => {
     const customer = cli('customers', 'create', '--name', 'Calls CLI', '--json').json();

@@ -1,25 +1,31 @@
 import assert from 'node:assert/strict';
-import { spawnSync } from 'node:child_process';
-import fs from 'node:fs';
-import os from 'node:os';
-import path from 'node:path';
 import { describe, it } from 'node:test';
+import { cliOnFreshFolder } from '../testing/cli.ts';
 
 // The operator CLI end to end, as a script would use it: --json output and exit codes.
 describe('operator CLI', () => {
-  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'vca-cli-'));
-  const env = { ...process.env, DATA_DIR: dir, DATABASE_URL: '', REDIS_URL: '', LOG_LEVEL: 'silent' };
-  const cli = (...args: string[]) => {
-    const res = spawnSync(process.execPath, ['src/main.ts', ...args], { env, encoding: 'utf8', timeout: 60_000 });
-    return { status: res.status, stdout: res.stdout, stderr: res.stderr, json: () => JSON.parse(res.stdout) };
-  };
+  const cli = cliOnFreshFolder('vca-cli-');
 
   it('creates a customer, keys, and manages their life cycle', () => {
     const customer = cli('customers', 'create', '--name', 'Acme', '--rate-limit', '120', '--json').json();
     assert.equal(customer.name, 'Acme');
     assert.equal(customer.rate_limit_per_minute, 120);
 
-    const created = cli('keys', 'create', '--customer', customer.id, '--name', 'zapier', '--preset', 'automation', '--spend-cap', '25.50', '--countries', 'US,GB', '--json').json();
+    const created = cli(
+      'keys',
+      'create',
+      '--customer',
+      customer.id,
+      '--name',
+      'zapier',
+      '--preset',
+      'automation',
+      '--spend-cap',
+      '25.50',
+      '--countries',
+      'US,GB',
+      '--json',
+    ).json();
     assert.match(created.secret, /^svc_live_[0-9A-Za-z]{36}$/);
     assert.deepEqual(created.scopes, ['read_assistants', 'read_calls', 'manage_webhooks']);
     assert.equal(created.daily_spend_cap_usd, '25.50');
@@ -31,7 +37,14 @@ describe('operator CLI', () => {
     assert.equal(listed[0].id, created.id);
     assert.equal(JSON.stringify(listed).includes(created.secret), false, 'a listing never shows the key');
 
-    const scoped = cli('keys', 'scopes', created.id, '--scopes', 'read_calls,outbound_calls', '--json').json();
+    const scoped = cli(
+      'keys',
+      'scopes',
+      created.id,
+      '--scopes',
+      'read_calls,outbound_calls',
+      '--json',
+    ).json();
     assert.deepEqual(scoped.scopes, ['read_calls', 'outbound_calls']);
 
     const rotated = cli('keys', 'rotate', created.id, '--json').json();
@@ -42,13 +55,36 @@ describe('operator CLI', () => {
     const revoked = cli('keys', 'revoke', created.id, '--json').json();
     assert.equal(revoked.status, 'revoked');
 
-    const assistant = cli('assistants', 'create', '--customer', customer.id, '--name', 'Desk', '--voice', 'aria', '--phone-numbers', '+14155550100', '--json').json();
+    const assistant = cli(
+      'assistants',
+      'create',
+      '--customer',
+      customer.id,
+      '--name',
+      'Desk',
+      '--voice',
+      'aria',
+      '--phone-numbers',
+      '+14155550100',
+      '--json',
+    ).json();
     assert.deepEqual(assistant.phone_numbers, ['+14155550100']);
   });
 
   it('reports bad input with exit code 1 and every issue, and usage errors with 2', () => {
     const customer = cli('customers', 'create', '--name', 'Beta', '--json').json();
-    const bad = cli('keys', 'create', '--customer', customer.id, '--name', 'x', '--scopes', 'send_sms,admin', '--countries', 'XX');
+    const bad = cli(
+      'keys',
+      'create',
+      '--customer',
+      customer.id,
+      '--name',
+      'x',
+      '--scopes',
+      'send_sms,admin',
+      '--countries',
+      'XX',
+    );
     assert.equal(bad.status, 1);
     assert.match(bad.stderr, /input\.invalid/);
     assert.match(bad.stderr, /send_sms/);

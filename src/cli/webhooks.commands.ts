@@ -6,7 +6,9 @@ const line = (s: SubscriptionView) =>
   `${s.id}  ${s.is_active ? 'active  ' : 'disabled'}  failures=${s.consecutive_failures}  ${s.url}  [${s.events.join(', ')}]${s.disabled_reason ? `  (${s.disabled_reason})` : ''}`;
 
 export function registerWebhookCommands(program: Command): void {
-  const webhooks = program.command('webhooks').description('Inspect, re-enable and redeliver webhook subscriptions');
+  const webhooks = program
+    .command('webhooks')
+    .description('Inspect, re-enable and redeliver webhook subscriptions');
 
   webhooks
     .command('list')
@@ -26,7 +28,11 @@ export function registerWebhookCommands(program: Command): void {
   ] as const) {
     webhooks
       .command(name)
-      .description(active ? 'Re-enable a subscription (resets its failure count; pending deliveries resume)' : 'Disable a subscription')
+      .description(
+        active
+          ? 'Re-enable a subscription (resets its failure count; pending deliveries resume)'
+          : 'Disable a subscription',
+      )
       .argument('<subscriptionId>')
       .option('--json', 'print JSON')
       .action((id: string, opts: { json?: boolean }) =>
@@ -46,15 +52,25 @@ export function registerWebhookCommands(program: Command): void {
     .action((id: string, opts: { limit: number; json?: boolean }) =>
       withRuntime(async ({ services }) => {
         const log = await services.subscriptions.deliveryLog(null, id, opts.limit);
-        output(opts, log, () =>
-          log.map((a) => `${a.at}  ${a.status_code ?? '---'}  ${String(a.latency_ms).padStart(5)} ms  ${a.event}  ${a.event_id}  ${a.error ?? ''}`).join('\n') || '(no attempts)',
+        output(
+          opts,
+          log,
+          () =>
+            log
+              .map(
+                (a) =>
+                  `${a.at}  ${a.status_code ?? '---'}  ${String(a.latency_ms).padStart(5)} ms  ${a.event}  ${a.event_id}  ${a.error ?? ''}`,
+              )
+              .join('\n') || '(no attempts)',
         );
       }),
     );
 
   webhooks
     .command('redeliver')
-    .description('Send again every event of the subscription since a time (catch-up), or one event with --event')
+    .description(
+      'Send again every event of the subscription since a time (catch-up), or one event with --event',
+    )
     .argument('<subscriptionId>')
     .requiredOption('--customer <customerId>')
     .option('--since <iso>', 'ISO-8601 time')

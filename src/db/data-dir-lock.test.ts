@@ -19,7 +19,8 @@ describe('embedded data folder lock', () => {
     fs.writeFileSync(path.join(dir, 'service.lock'), String(process.ppid));
     assert.throws(
       () => lockDataDir(dir),
-      (e: unknown) => e instanceof DataDirLockedError && e.message.includes(`in use by process ${process.ppid}`),
+      (e: unknown) =>
+        e instanceof DataDirLockedError && e.message.includes(`in use by process ${process.ppid}`),
     );
   });
 
@@ -40,7 +41,11 @@ describe('embedded data folder lock', () => {
     const release = lockDataDir(dir);
     try {
       const env = { ...process.env, DATA_DIR: dir, DATABASE_URL: '' };
-      const res = spawnSync(process.execPath, ['src/main.ts', 'migrate'], { env, encoding: 'utf8', timeout: 30_000 });
+      const res = spawnSync(process.execPath, ['src/main.ts', 'migrate'], {
+        env,
+        encoding: 'utf8',
+        timeout: 30_000,
+      });
       assert.equal(res.status, 1);
       assert.match(res.stderr, new RegExp(`in use by process ${process.pid}`));
     } finally {

@@ -17,6 +17,7 @@ export const errorStatus = {
   'internal.error': 500,
   // Ours: where the spec names no code.
   'auth.throttled': 429,
+  'rate.exceeded_ip': 429,
   'transport.insecure': 403,
   'input.malformed': 400,
   'input.unsupported_media_type': 415,
@@ -24,6 +25,13 @@ export const errorStatus = {
   'route.not_found': 404,
   'route.method_not_allowed': 405,
   'service.unavailable': 503,
+  // Outbound calls and transcripts (issue 4); see docs/spec-decisions.md.
+  'outbound.country_not_allowed': 403,
+  'outbound.number_not_allowed': 403,
+  'outbound.spend_cap_exceeded': 402,
+  'outbound.assistant_inactive': 422,
+  'outbound.assistant_no_phone_number': 422,
+  'transcript.not_found': 404,
 } as const;
 
 export type ErrorCode = keyof typeof errorStatus;

@@ -1,6 +1,7 @@
 import type { Database } from '../db/database.ts';
 import { newUuid } from '../ids.ts';
 import { enqueueDeliveries } from '../webhooks/fan-out.ts';
+import { enqueueTranscriptJob } from '../webhooks/transcript-jobs.repository.ts';
 import type { EventRow, EventType } from './events.table.ts';
 
 export type NewEvent = {
@@ -36,5 +37,6 @@ export async function recordEvent(tx: Database, event: NewEvent): Promise<EventR
     .returningAll()
     .executeTakeFirstOrThrow();
   await enqueueDeliveries(tx, row);
+  await enqueueTranscriptJob(tx, row);
   return row;
 }

@@ -1,4 +1,5 @@
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { isDatabaseUnavailable } from '../db/database.ts';
 import { AppError } from '../errors/app-error.ts';
 import { PROBLEM_CONTENT_TYPE, toProblem } from '../errors/problem.ts';
 
@@ -37,6 +38,14 @@ export function registerErrorHandling(app: FastifyInstance, allowedMethods: (url
   app.setErrorHandler((error: FastifyError, request, reply) => {
     const known = error instanceof AppError ? error : fromFrameworkError(error);
     if (known) return sendProblem(request, reply, known);
+    if (isDatabaseUnavailable(error)) {
+      request.log.warn({ err: error }, 'database unavailable');
+      return sendProblem(
+        request,
+        reply,
+        new AppError('service.unavailable', 'The service is temporarily unavailable; retry the request shortly.'),
+      );
+    }
     request.log.error({ err: error }, 'unexpected error');
     return sendProblem(request, reply, new AppError('internal.error', 'An unexpected error occurred.'));
   });

@@ -1,8 +1,8 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
+import { type Receiver, startReceiver } from '../testing/receiver.ts';
 import { newCustomer, startTestApp, type TestApp } from '../testing/test-app.ts';
 import { callFor, emitEvent, testWorker } from '../webhooks/webhook-fixtures.ts';
-import { type Receiver, startReceiver } from '../testing/receiver.ts';
 import { purgeExpired } from './retention.ts';
 
 const SECRET = 'retention-test-secret-0123456789abcdef';
@@ -37,15 +37,31 @@ describe('retention', () => {
       await t.request('GET', '/api/v1/auth/whoami', { key: 'svc_live_nope' });
 
       const count = async () => {
-        const d = await t.db.selectFrom('webhook_deliveries').select('status').where('subscription_id', '=', sub.body.id).execute();
-        const a = await t.db.selectFrom('webhook_attempts').select('id').where('subscription_id', '=', sub.body.id).execute();
-        return { delivered: d.filter((x) => x.status === 'delivered').length, pending: d.filter((x) => x.status === 'pending').length, attempts: a.length };
+        const d = await t.db
+          .selectFrom('webhook_deliveries')
+          .select('status')
+          .where('subscription_id', '=', sub.body.id)
+          .execute();
+        const a = await t.db
+          .selectFrom('webhook_attempts')
+          .select('id')
+          .where('subscription_id', '=', sub.body.id)
+          .execute();
+        return {
+          delivered: d.filter((x) => x.status === 'delivered').length,
+          pending: d.filter((x) => x.status === 'pending').length,
+          attempts: a.length,
+        };
       };
       assert.deepEqual(await count(), { delivered: 1, pending: 1, attempts: 2 });
 
       const policy = { webhookLogDays: 30, authFailureDays: 30 };
       await purgeExpired(t.db, new Date(t.clock.now().getTime() + 29 * DAY), policy);
-      assert.deepEqual(await count(), { delivered: 1, pending: 1, attempts: 2 }, 'nothing before retention ends');
+      assert.deepEqual(
+        await count(),
+        { delivered: 1, pending: 1, attempts: 2 },
+        'nothing before retention ends',
+      );
 
       const purged = await purgeExpired(t.db, new Date(t.clock.now().getTime() + 31 * DAY), policy);
       assert.deepEqual(await count(), { delivered: 0, pending: 1, attempts: 0 });

@@ -45,10 +45,17 @@ export function createMetrics() {
   });
   return {
     registry,
-    observeRequest(route: string, method: string, status: number, seconds: number, problemCode: string | null) {
+    observeRequest(
+      route: string,
+      method: string,
+      status: number,
+      seconds: number,
+      problemCode: string | null,
+    ) {
       requests.inc({ route, method, status: String(status) });
       latency.observe({ route, method }, seconds);
-      if (problemCode?.startsWith('rate.') || problemCode === 'auth.throttled') rateLimited.inc({ code: problemCode });
+      if (problemCode?.startsWith('rate.') || problemCode === 'auth.throttled')
+        rateLimited.inc({ code: problemCode });
       if (problemCode?.startsWith('auth.')) authFailures.inc({ code: problemCode });
     },
     observeWebhookAttempt(outcome: { ok: boolean; disabled: boolean }) {

@@ -27,7 +27,10 @@ describe('health, readiness and metrics', () => {
 
   it('/readyz checks every dependency and answers 503 service.unavailable when one is down', async () => {
     const ok = await t.request('GET', '/readyz');
-    assert.deepEqual([ok.status, ok.body], [200, { status: 'ready', checks: { database: 'ok', redis: 'ok' } }]);
+    assert.deepEqual(
+      [ok.status, ok.body],
+      [200, { status: 'ready', checks: { database: 'ok', redis: 'ok' } }],
+    );
     redisUp = false;
     const down = await t.request('GET', '/readyz');
     assert.equal(down.status, 503);
@@ -43,7 +46,10 @@ describe('health, readiness and metrics', () => {
     const res = await t.request('GET', '/metrics');
     assert.equal(res.status, 200);
     assert.match(res.headers['content-type'] ?? '', /text\/plain/);
-    assert.match(res.text, /http_requests_total\{route="\/api\/v1\/auth\/whoami",method="GET",status="200"\} [1-9]/);
+    assert.match(
+      res.text,
+      /http_requests_total\{route="\/api\/v1\/auth\/whoami",method="GET",status="200"\} [1-9]/,
+    );
     assert.match(res.text, /auth_failures_total\{code="auth.missing"\} [1-9]/);
     assert.match(res.text, /http_request_duration_seconds_bucket/);
     assert.ok(!res.text.includes(c.customerId), 'no customer ids');

@@ -1,6 +1,6 @@
 import type { FastifyInstance } from 'fastify';
-import { sql } from 'kysely';
 import type { Redis } from 'ioredis';
+import { sql } from 'kysely';
 import type { Database } from '../db/database.ts';
 import { AppError } from '../errors/app-error.ts';
 import type { Metrics } from './metrics.ts';
@@ -16,7 +16,10 @@ export function redisProbe(redis: Redis): ReadinessProbe {
 }
 
 const withTimeout = <T>(p: Promise<T>, ms: number): Promise<T> =>
-  Promise.race([p, new Promise<T>((_, reject) => setTimeout(() => reject(new Error(`no answer in ${ms} ms`)), ms).unref())]);
+  Promise.race([
+    p,
+    new Promise<T>((_, reject) => setTimeout(() => reject(new Error(`no answer in ${ms} ms`)), ms).unref()),
+  ]);
 
 /** Outside /api/v1 and unauthenticated: liveness, readiness of every dependency, Prometheus metrics. */
 export function registerOpsRoutes(app: FastifyInstance, probes: ReadinessProbe[], metrics: Metrics): void {

@@ -1,13 +1,12 @@
-import { createHmac, timingSafeEqual } from 'node:crypto';
+import { timingSafeEqual } from 'node:crypto';
 import type { Clock } from '../clock.ts';
 import type { Database } from '../db/database.ts';
 import type { Signer } from '../signer.ts';
+import { signPayload } from '../webhooks/signature.ts';
 import * as repo from './callbacks.repository.ts';
 
 /** Same scheme as webhooks (spec 6.2): hex HMAC-SHA256 of `<unix seconds>.<raw body>`. */
-export function signCallback(secret: string, unixSeconds: number, body: string): string {
-  return createHmac('sha256', secret).update(`${unixSeconds}.${body}`).digest('hex');
-}
+export const signCallback = signPayload;
 
 /** Receiver side, as documented for customers: signature and 5-minute timestamp tolerance. */
 export function verifyCallback(

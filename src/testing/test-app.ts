@@ -5,6 +5,8 @@ import type { FastifyInstance } from 'fastify';
 import { Agent, type buildConnector, request } from 'undici';
 import { buildApp } from '../app.ts';
 import { type Clock, ManualClock } from '../clock.ts';
+import { createSecretBox } from '../crypto/secret-box.ts';
+import type { DashboardSettings } from '../dashboard/context.ts';
 import type { Database } from '../db/database.ts';
 import { makeSelfSignedCertificate } from '../http/tls.ts';
 import { createKeyHasher } from '../keys/key-hash.ts';
@@ -14,6 +16,8 @@ import type { RateLimiter } from '../rate-limit/interface.ts';
 import { createMemoryLimiter } from '../rate-limit/memory.ts';
 import { createServices, type Services } from '../services.ts';
 import { createSigner } from '../signer.ts';
+import { createMetrics } from '../ops/metrics.ts';
+import { databaseProbe, type ReadinessProbe } from '../ops/ops.routes.ts';
 import { testDatabase } from './test-database.ts';
 
 export type TestResponse = {
@@ -53,19 +57,30 @@ export type TestAppOptions = {
   rotationGraceSeconds?: number;
   authFailuresPerMinutePerIp?: number;
   authFailuresPerMinutePerPrefix?: number;
+  probesPerMinutePerIp?: number;
+  /** Webhook target policy; tests deliver to loopback receivers, so both are allowed unless said. */
+  webhooks?: { maxPerCustomer?: number; allowHttpTargets?: boolean; allowPrivateTargets?: boolean };
   trustedProxies?: string[];
   bodyLimitBytes?: number;
   serverSecret?: string;
   /** Extra routes or hooks, registered before the app listens (e.g. a route that fails on purpose). */
   register?: (app: FastifyInstance) => void;
+  readinessProbes?: ReadinessProbe[];
+  /** Dashboard session lifetimes and sign-in throttles (defaults otherwise). */
+  dashboard?: Partial<DashboardSettings>;
 };
 
 let certificate: Promise<{ key: string; cert: string }> | null = null;
 
+/** The self-signed certificate every test server in this process presents (the test app, HTTPS receivers). */
+export function testCertificate(): Promise<{ key: string; cert: string }> {
+  certificate ??= makeSelfSignedCertificate();
+  return certificate;
+}
+
 /** The real app over real HTTPS on an ephemeral loopback port, with an injected clock. */
 export async function startTestApp(options: TestAppOptions = {}): Promise<TestApp> {
-  certificate ??= makeSelfSignedCertificate();
-  const tls = await certificate;
+  const tls = await testCertificate();
   const { db } = await testDatabase();
   const clock = options.clock ?? new ManualClock(new Date());
   const logs: string[] = [];
@@ -84,12 +99,20 @@ export async function startTestApp(options: TestAppOptions = {}): Promise<TestAp
     clock: clock as Clock,
     hasher: createKeyHasher(serverSecret),
     signer: createSigner(serverSecret),
+    secretBox: createSecretBox(serverSecret),
+    webhooks: {
+      maxPerCustomer: options.webhooks?.maxPerCustomer ?? 25,
+      allowHttpTargets: options.webhooks?.allowHttpTargets ?? true,
+      allowPrivateTargets: options.webhooks?.allowPrivateTargets ?? true,
+      secretRotationGraceSeconds: 3600,
+    },
     logger,
     rotationGraceSeconds: options.rotationGraceSeconds ?? 3600,
     defaultRateLimit: 60,
     defaultKeyRateLimit: 60,
   });
   const limiter = options.limiter ?? createMemoryLimiter();
+  const metrics = createMetrics();
   const app = await buildApp({
     services,
     limiter,
@@ -100,6 +123,10 @@ export async function startTestApp(options: TestAppOptions = {}): Promise<TestAp
     bodyLimitBytes: options.bodyLimitBytes ?? 64 * 1024,
     authFailuresPerMinutePerIp: options.authFailuresPerMinutePerIp ?? 1_000_000,
     authFailuresPerMinutePerPrefix: options.authFailuresPerMinutePerPrefix ?? 1_000_000,
+    probesPerMinutePerIp: options.probesPerMinutePerIp ?? 1_000_000,
+    metrics,
+    readinessProbes: [databaseProbe(db), ...(options.readinessProbes ?? [])],
+    dashboard: options.dashboard,
   });
   options.register?.(app);
   await app.listen({ host: '127.0.0.1', port: 0 });

@@ -3,10 +3,10 @@ import type { Clock } from '../clock.ts';
 import type { SecretBox } from '../crypto/secret-box.ts';
 import type { Database } from '../db/database.ts';
 import * as repo from './deliveries.repository.ts';
+import { deliveryHeaders } from './delivery-headers.ts';
 import { envelopeOf } from './envelope.ts';
 import type { WebhookSender } from './http-sender.ts';
 import { nextAttemptDelayMs } from './retry-schedule.ts';
-import { signPayload, unixSeconds } from './signature.ts';
 import type { DeliveryRow } from './webhooks.table.ts';
 
 export type DeliveryWorkerOptions = {
@@ -50,29 +50,14 @@ export function createDeliveryWorker(o: DeliveryWorkerOptions): DeliveryWorker {
     const event = loaded.events.get(delivery.event_id);
     const sub = loaded.subscriptions.get(delivery.subscription_id);
     if (!event || !sub) return;
-    const now = o.clock.now();
-    const timestamp = unixSeconds(now);
     const body = JSON.stringify(envelopeOf(event));
-    const headers: Record<string, string> = {
-      'content-type': 'application/json',
-      'user-agent': 'VoiceCallsAPI-Webhooks/1.0',
-      'x-svc-event': event.type,
-      'x-svc-event-id': event.id,
-      'x-svc-delivery': delivery.id,
-      'x-svc-timestamp': String(timestamp),
-      'x-svc-signature-256': signPayload(o.secretBox.open(sub.secret_encrypted), timestamp, body),
-    };
-    if (
-      sub.previous_secret_encrypted &&
-      sub.previous_secret_expires_at &&
-      sub.previous_secret_expires_at > now
-    ) {
-      headers['x-svc-signature-256-previous'] = signPayload(
-        o.secretBox.open(sub.previous_secret_encrypted),
-        timestamp,
-        body,
-      );
-    }
+    const headers = deliveryHeaders(sub, o.secretBox, {
+      eventType: event.type,
+      eventId: event.id,
+      deliveryId: delivery.id,
+      body,
+      now: o.clock.now(),
+    });
     const result = await o.sender.send(sub.url, headers, body);
     const at = o.clock.now();
     await repo.recordAttempt(o.db, {

@@ -2,8 +2,8 @@ import assert from 'node:assert/strict';
 import { type ChildProcess, spawn } from 'node:child_process';
 import { after, before, describe, it } from 'node:test';
 import { type Receiver, startReceiver } from '../testing/receiver.ts';
-import { testDatabaseUrlForChild } from '../testing/test-database.ts';
 import { newCustomer, startTestApp, type TestApp } from '../testing/test-app.ts';
+import { testDatabaseUrlForChild } from '../testing/test-database.ts';
 import { callFor, emitEvent, testWorker } from './webhook-fixtures.ts';
 
 const SECRET = 'workers-test-secret-0123456789abcdef';
@@ -51,7 +51,9 @@ describe('several workers, one database', () => {
   });
 });
 
-describe('a worker process killed in the middle of a burst', { skip: process.env.DATABASE_URL ? false : 'needs DATABASE_URL (separate processes)' }, () => {
+describe('a worker process killed in the middle of a burst', {
+  skip: process.env.DATABASE_URL ? false : 'needs DATABASE_URL (separate processes)',
+}, () => {
   let t: TestApp;
   let receiver: Receiver;
   const children: ChildProcess[] = [];

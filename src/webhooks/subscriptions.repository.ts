@@ -15,7 +15,12 @@ export const findLive = (
 ): Promise<SubscriptionRow | undefined> => live(db, customerId).where('id', '=', id).executeTakeFirst();
 
 export const findAny = (db: Database, id: string): Promise<SubscriptionRow | undefined> =>
-  db.selectFrom('webhook_subscriptions').selectAll().where('id', '=', id).where('deleted_at', 'is', null).executeTakeFirst();
+  db
+    .selectFrom('webhook_subscriptions')
+    .selectAll()
+    .where('id', '=', id)
+    .where('deleted_at', 'is', null)
+    .executeTakeFirst();
 
 export const findByIdentity = (db: Database, customerId: string, url: string, eventsKey: string) =>
   live(db, customerId).where('url', '=', url).where('events_key', '=', eventsKey).executeTakeFirst();

@@ -43,7 +43,10 @@ describe('events API and redelivery', () => {
     const first = await t.request('GET', '/api/v1/webhook-events?limit=2', { key: c.key });
     assert.equal(first.status, 200, first.text);
     assert.equal(first.body.data.length, 2);
-    assert.deepEqual(first.body.data.map((e: { sequence: number }) => e.sequence), [5, 4]);
+    assert.deepEqual(
+      first.body.data.map((e: { sequence: number }) => e.sequence),
+      [5, 4],
+    );
     const [newest] = first.body.data;
     assert.equal(newest.call_id, c.callId);
     assert.equal(newest.deliveries[0].status, 'delivered');
@@ -51,7 +54,11 @@ describe('events API and redelivery', () => {
     const seen = first.body.data.map((e: { id: string }) => e.id);
     let cursor = first.body.next_cursor;
     while (cursor) {
-      const page = await t.request('GET', `/api/v1/webhook-events?limit=2&cursor=${encodeURIComponent(cursor)}`, { key: c.key });
+      const page = await t.request(
+        'GET',
+        `/api/v1/webhook-events?limit=2&cursor=${encodeURIComponent(cursor)}`,
+        { key: c.key },
+      );
       seen.push(...page.body.data.map((e: { id: string }) => e.id));
       cursor = page.body.next_cursor;
     }
@@ -76,9 +83,16 @@ describe('events API and redelivery', () => {
     const listA = await t.request('GET', '/api/v1/webhook-events?limit=1', { key: a.key });
     const listB = await t.request('GET', '/api/v1/webhook-events', { key: b.key });
     assert.equal(listB.body.data.length, 0);
-    const stolen = await t.request('GET', `/api/v1/webhook-events?cursor=${encodeURIComponent(listA.body.next_cursor)}`, { key: b.key });
+    const stolen = await t.request(
+      'GET',
+      `/api/v1/webhook-events?cursor=${encodeURIComponent(listA.body.next_cursor)}`,
+      { key: b.key },
+    );
     assert.equal(stolen.status, 422);
-    const redeliver = await t.request('POST', `/api/v1/webhook-events/${listA.body.data[0].id}/redeliver`, { key: b.key, body: {} });
+    const redeliver = await t.request('POST', `/api/v1/webhook-events/${listA.body.data[0].id}/redeliver`, {
+      key: b.key,
+      body: {},
+    });
     assert.equal(redeliver.status, 404);
   });
 
@@ -87,12 +101,19 @@ describe('events API and redelivery', () => {
     const event = await emitEvent(t, c.customerId, c.callId);
     await worker.drain();
     const before = receiver.received.filter((r) => r.body.includes(event.id)).length;
-    const res = await t.request('POST', `/api/v1/webhook-events/${event.id}/redeliver`, { key: c.key, body: {} });
+    const res = await t.request('POST', `/api/v1/webhook-events/${event.id}/redeliver`, {
+      key: c.key,
+      body: {},
+    });
     assert.deepEqual([res.status, res.body], [202, { scheduled: 1 }]);
     await worker.drain();
     const copies = receiver.received.filter((r) => r.body.includes(event.id));
     assert.equal(copies.length, before + 1);
-    assert.equal(copies[0]?.body, copies[copies.length - 1]?.body, 'the same body: receivers de-duplicate on id');
+    assert.equal(
+      copies[0]?.body,
+      copies[copies.length - 1]?.body,
+      'the same body: receivers de-duplicate on id',
+    );
   });
 
   it('catches a subscription up with everything since T after it was disabled', async () => {
@@ -105,11 +126,17 @@ describe('events API and redelivery', () => {
     const mine = () => receiver.received.filter((r) => r.body.includes(c.callId)).length;
     assert.equal(mine(), 0, 'nothing while disabled');
     await t.services.subscriptions.setActive(c.customerId, c.subId, true);
-    const res = await t.request('POST', `/api/v1/webhook-subscriptions/${c.subId}/redeliver`, { key: c.key, body: { since } });
+    const res = await t.request('POST', `/api/v1/webhook-subscriptions/${c.subId}/redeliver`, {
+      key: c.key,
+      body: { since },
+    });
     assert.deepEqual([res.status, res.body], [202, { scheduled: 2 }]);
     await worker.drain();
     assert.equal(mine(), 2);
-    const bad = await t.request('POST', `/api/v1/webhook-subscriptions/${c.subId}/redeliver`, { key: c.key, body: { since: 'yesterday' } });
+    const bad = await t.request('POST', `/api/v1/webhook-subscriptions/${c.subId}/redeliver`, {
+      key: c.key,
+      body: { since: 'yesterday' },
+    });
     assert.equal(bad.status, 422);
   });
 });

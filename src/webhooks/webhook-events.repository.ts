@@ -2,7 +2,11 @@ import { sql } from 'kysely';
 import type { Database } from '../db/database.ts';
 import type { EventType } from '../events/events.table.ts';
 
-export type EventListFilter = { customerId: string; type?: EventType | undefined; callId?: string | undefined };
+export type EventListFilter = {
+  customerId: string;
+  type?: EventType | undefined;
+  callId?: string | undefined;
+};
 export type EventPageStart = { after: { atIso: string; id: string } } | { offset: number };
 
 const occurredMicros = sql<string>`(extract(epoch from e.occurred_at) * 1000000)::bigint::text`;
@@ -11,12 +15,22 @@ const occurredMicros = sql<string>`(extract(epoch from e.occurred_at) * 1000000)
 export async function listEventRows(db: Database, f: EventListFilter, start: EventPageStart, limit: number) {
   let q = db
     .selectFrom('events as e')
-    .select(['e.id', 'e.type', 'e.call_id', 'e.sequence', 'e.data', 'e.occurred_at', occurredMicros.as('position_micros')])
+    .select([
+      'e.id',
+      'e.type',
+      'e.call_id',
+      'e.sequence',
+      'e.data',
+      'e.occurred_at',
+      occurredMicros.as('position_micros'),
+    ])
     .where('e.customer_id', '=', f.customerId);
   if (f.type) q = q.where('e.type', '=', f.type);
   if (f.callId) q = q.where('e.call_id', '=', f.callId);
   if ('after' in start) {
-    q = q.where(sql<boolean>`(e.occurred_at, e.id) < (${start.after.atIso}::timestamptz, ${start.after.id}::uuid)`);
+    q = q.where(
+      sql<boolean>`(e.occurred_at, e.id) < (${start.after.atIso}::timestamptz, ${start.after.id}::uuid)`,
+    );
   }
   q = q.orderBy('e.occurred_at', 'desc').orderBy('e.id', 'desc').limit(limit);
   return ('offset' in start && start.offset > 0 ? q.offset(start.offset) : q).execute();
@@ -32,7 +46,12 @@ export async function deliveriesOf(db: Database, eventIds: string[]) {
     .execute();
   const ids = deliveries.map((d) => d.id);
   const attempts = ids.length
-    ? await db.selectFrom('webhook_attempts').selectAll().where('delivery_id', 'in', ids).orderBy('attempted_at').execute()
+    ? await db
+        .selectFrom('webhook_attempts')
+        .selectAll()
+        .where('delivery_id', 'in', ids)
+        .orderBy('attempted_at')
+        .execute()
     : [];
   return { deliveries, attempts };
 }
@@ -49,13 +68,17 @@ export async function scheduleRedelivery(
     join events e on e.customer_id = s.customer_id and e.type = any (s.events)
     where s.id = ${q.subscriptionId} and s.customer_id = ${q.customerId} and s.deleted_at is null
       ${q.eventId ? sql`and e.id = ${q.eventId}` : sql``}
-      ${q.since ? sql`and e.occurred_at >= ${q.since}` : sql``}
+      ${q.since ? sql`and e.occurred_at >= ${q.since} and e.call_id is not null` : sql``}
     order by e.occurred_at
     limit ${q.max}`.execute(db);
   return Number(result.numAffectedRows ?? 0);
 }
 
-export async function subscriptionsForEvent(db: Database, customerId: string, eventId: string): Promise<string[]> {
+export async function subscriptionsForEvent(
+  db: Database,
+  customerId: string,
+  eventId: string,
+): Promise<string[]> {
   const rows = await db
     .selectFrom('webhook_subscriptions as s')
     .innerJoin('events as e', (j) => j.onRef('e.customer_id', '=', 's.customer_id'))
@@ -70,6 +93,11 @@ export async function subscriptionsForEvent(db: Database, customerId: string, ev
 
 export async function eventExists(db: Database, customerId: string, eventId: string): Promise<boolean> {
   return Boolean(
-    await db.selectFrom('events').select('id').where('id', '=', eventId).where('customer_id', '=', customerId).executeTakeFirst(),
+    await db
+      .selectFrom('events')
+      .select('id')
+      .where('id', '=', eventId)
+      .where('customer_id', '=', customerId)
+      .executeTakeFirst(),
   );
 }

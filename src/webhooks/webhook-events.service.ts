@@ -13,7 +13,13 @@ import * as repo from './webhook-events.repository.ts';
 /** Redelivery of "everything since T" is bounded per request; ask again with a later `since` for more. */
 export const MAX_REDELIVERY = 10_000;
 
-export type EventQuery = { type?: EventType; call_id?: string; limit?: number; cursor?: string; page?: number };
+export type EventQuery = {
+  type?: EventType;
+  call_id?: string;
+  limit?: number;
+  cursor?: string;
+  page?: number;
+};
 
 export function createWebhookEventsService(deps: { db: Database; clock: Clock; signer: Signer }) {
   const { db, clock } = deps;
@@ -33,7 +39,10 @@ export function createWebhookEventsService(deps: { db: Database; clock: Clock; s
         : { offset: (q.page ?? 0) * limit };
       const rows = await repo.listEventRows(db, filter, start, limit + 1);
       const page = rows.slice(0, limit);
-      const { deliveries, attempts } = await repo.deliveriesOf(db, page.map((r) => r.id));
+      const { deliveries, attempts } = await repo.deliveriesOf(
+        db,
+        page.map((r) => r.id),
+      );
       const last = page[page.length - 1];
       const lastAt: Instant | null = last ? instantFromMicros(BigInt(last.position_micros)) : null;
       return {
@@ -59,24 +68,41 @@ export function createWebhookEventsService(deps: { db: Database; clock: Clock; s
                 })),
             })),
         })),
-        next_cursor: rows.length > limit && last && lastAt ? codec.encode({ at: lastAt, id: last.id }, scope) : null,
+        next_cursor:
+          rows.length > limit && last && lastAt ? codec.encode({ at: lastAt, id: last.id }, scope) : null,
       };
     },
 
     /** One event again, to one subscription or to every live subscription of its type. */
-    async redeliverEvent(customerId: string, eventId: string, subscriptionId?: string): Promise<{ scheduled: number }> {
+    async redeliverEvent(
+      customerId: string,
+      eventId: string,
+      subscriptionId?: string,
+    ): Promise<{ scheduled: number }> {
       if (!(await repo.eventExists(db, customerId, eventId))) throw notFound('Event');
-      const targets = subscriptionId ? [subscriptionId] : await repo.subscriptionsForEvent(db, customerId, eventId);
+      const targets = subscriptionId
+        ? [subscriptionId]
+        : await repo.subscriptionsForEvent(db, customerId, eventId);
       let scheduled = 0;
       for (const id of targets) {
-        scheduled += await repo.scheduleRedelivery(db, { customerId, subscriptionId: id, eventId, now: clock.now(), max: 1 });
+        scheduled += await repo.scheduleRedelivery(db, {
+          customerId,
+          subscriptionId: id,
+          eventId,
+          now: clock.now(),
+          max: 1,
+        });
       }
       if (subscriptionId && scheduled === 0) throw notFound('Webhook subscription for this event');
       return { scheduled };
     },
 
     /** Catch-up after downtime or auto-disable: every event of the subscription's types since `since`. */
-    async redeliverSince(customerId: string, subscriptionId: string, since: Date): Promise<{ scheduled: number }> {
+    async redeliverSince(
+      customerId: string,
+      subscriptionId: string,
+      since: Date,
+    ): Promise<{ scheduled: number }> {
       if (!(await findLive(db, customerId, subscriptionId))) throw notFound('Webhook subscription');
       const scheduled = await repo.scheduleRedelivery(db, {
         customerId,

@@ -1,9 +1,9 @@
 import type { AssistantRow } from '../assistants/assistants.table.ts';
 import { insertCalls } from '../calls/calls.repository.ts';
+import { createSecretBox } from '../crypto/secret-box.ts';
 import { generateCalls, rng } from '../demo/call-generator.ts';
 import { recordEvent } from '../events/events.repository.ts';
 import type { EventRow, EventType } from '../events/events.table.ts';
-import { createSecretBox } from '../crypto/secret-box.ts';
 import { createLogger } from '../logger.ts';
 import type { TestApp } from '../testing/test-app.ts';
 import { createDeliveryWorker, type DeliveryWorker } from './delivery-worker.ts';
@@ -54,7 +54,9 @@ export function testWorker(
   options: { timeoutMs?: number; concurrency?: number } = {},
 ): { worker: DeliveryWorker; close(): Promise<void> } {
   const sender = createWebhookSender({
-    timeoutMs: options.timeoutMs ?? 300,
+    // Generous by default: a loaded CI machine must not turn a slow connect into a failed delivery.
+    // Tests of timeouts pass a short one.
+    timeoutMs: options.timeoutMs ?? 5_000,
     allowHttp: true,
     allowPrivateTargets: true,
     ca: t.cert,

@@ -2,45 +2,85 @@ import { purgeExpired } from '../maintenance/retention.ts';
 import type { ReadinessProbe } from '../ops/ops.routes.ts';
 import { outboxStats } from '../ops/outbox-stats.ts';
 import type { Runtime } from '../runtime.ts';
+import { createCallbackDelivery } from './callback-delivery.ts';
 import { createDeliveryWorker, type DeliveryWorker } from './delivery-worker.ts';
 import { createWebhookSender } from './http-sender.ts';
+import { createTranscriptReadyProcessor } from './transcript-ready.ts';
 
 /** Failed authentication records are kept for investigation this long. */
 const AUTH_FAILURE_RETENTION_DAYS = 30;
 
-/** The delivery worker as configured: in the API process by default, or alone with the `worker` command. */
+/** Runs `task` every `ms`, one run at a time; `stop` waits for the run in progress. */
+function every(ms: number, task: () => Promise<unknown>, onError: (err: unknown) => void) {
+  let running: Promise<unknown> = Promise.resolve();
+  const timer = setInterval(() => {
+    running = running.then(() => task().catch(onError));
+  }, ms);
+  timer.unref();
+  return async () => {
+    clearInterval(timer);
+    await running;
+  };
+}
+
+/**
+ * Everything a worker process does, as configured: webhook deliveries (continuous loop), callback
+ * notifications, call.transcript.ready checks, and retention. In the API process by default, or alone
+ * with the `worker` command.
+ */
 export function createConfiguredWorker(runtime: Runtime): {
   worker: DeliveryWorker;
   probe: ReadinessProbe;
   close(): Promise<void>;
 } {
-  const { config } = runtime;
+  const { config, logger } = runtime;
+  const db = runtime.database.db;
   const sender = createWebhookSender({
     timeoutMs: config.webhookTimeoutMs,
     allowHttp: config.webhookAllowHttp,
     allowPrivateTargets: config.webhookAllowPrivateTargets,
   });
   const worker = createDeliveryWorker({
-    db: runtime.database.db,
+    db,
     clock: runtime.clock,
     sender,
     secretBox: runtime.secretBox,
-    logger: runtime.logger,
+    logger,
     concurrency: config.workerConcurrency,
     perSubscription: Math.max(1, Math.ceil(config.workerConcurrency / 10)),
     leaseMs: config.webhookTimeoutMs * 3,
     pollMs: 200,
     onAttempt: (outcome) => runtime.metrics.observeWebhookAttempt(outcome),
   });
-  // Retention runs beside delivery: hourly, and harmless when several workers do it.
-  const purge = () =>
-    purgeExpired(runtime.database.db, runtime.clock.now(), {
-      webhookLogDays: config.webhookLogRetentionDays,
-      authFailureDays: AUTH_FAILURE_RETENTION_DAYS,
-    }).catch((err: unknown) => runtime.logger.warn({ err }, 'retention purge failed'));
-  const timer = setInterval(purge, 3_600_000);
-  timer.unref();
-  void purge();
+  const callbacks = createCallbackDelivery({
+    db,
+    clock: runtime.clock,
+    sender,
+    secrets: runtime.services.callbackSecrets,
+    logger,
+    leaseMs: config.webhookTimeoutMs * 3,
+  });
+  const transcriptReady = createTranscriptReadyProcessor({
+    db,
+    clock: runtime.clock,
+    transcripts: runtime.services.transcripts,
+    logger,
+  });
+  const warn = (what: string) => (err: unknown) => logger.warn({ err }, `${what} failed`);
+  const stops = [
+    every(500, () => callbacks.runOnce(), warn('callback delivery')),
+    every(1_000, () => transcriptReady.runOnce(), warn('transcript check')),
+    // Retention is idempotent, so several workers may run it.
+    every(
+      3_600_000,
+      () =>
+        purgeExpired(db, runtime.clock.now(), {
+          webhookLogDays: config.webhookLogRetentionDays,
+          authFailureDays: AUTH_FAILURE_RETENTION_DAYS,
+        }),
+      warn('retention purge'),
+    ),
+  ];
   const probe: ReadinessProbe = {
     name: 'worker',
     async check() {
@@ -53,7 +93,7 @@ export function createConfiguredWorker(runtime: Runtime): {
     worker,
     probe,
     async close() {
-      clearInterval(timer);
+      await Promise.all(stops.map((stop) => stop()));
       await worker.stop();
       await sender.close();
     },
@@ -63,7 +103,11 @@ export function createConfiguredWorker(runtime: Runtime): {
 /** Outbox depth and the age of the oldest due delivery, read from the database at each scrape. */
 export function registerOutboxGauges(runtime: Runtime): void {
   const read = () => outboxStats(runtime.database.db, runtime.clock);
-  runtime.metrics.gauge('webhook_outbox_due', 'Deliveries due now and not yet sent', async () => (await read()).due);
+  runtime.metrics.gauge(
+    'webhook_outbox_due',
+    'Deliveries due now and not yet sent',
+    async () => (await read()).due,
+  );
   runtime.metrics.gauge(
     'webhook_outbox_oldest_due_seconds',
     'How long the oldest due delivery has waited',

@@ -1,9 +1,19 @@
 import type { Migration } from 'kysely/migration';
 import * as foundation from './20261121_0001_foundation.ts';
 import * as events from './20261121_0002_events.ts';
+import * as callsAssistantDirectionIdx from './20261121_0010_calls_assistant_direction_idx.ts';
+import * as providerOutboundTranscripts from './20261121_0020_provider_outbound_transcripts.ts';
+import * as webhooks from './20261121_0030_webhooks.ts';
+import * as transcriptJobs from './20261121_0031_transcript_jobs.ts';
+import * as dashboard from './20261121_0040_dashboard.ts';
 
 /** Every migration, by name; names sort in the order they run. */
 export const migrations: Record<string, Migration> = {
   '20261121_0001_foundation': foundation,
   '20261121_0002_events': events,
+  '20261121_0010_calls_assistant_direction_idx': callsAssistantDirectionIdx,
+  '20261121_0020_provider_outbound_transcripts': providerOutboundTranscripts,
+  '20261121_0030_webhooks': webhooks,
+  '20261121_0031_transcript_jobs': transcriptJobs,
+  '20261121_0040_dashboard': dashboard,
 };

@@ -1,0 +1,114 @@
+import { createHash, randomBytes } from 'node:crypto';
+import type { FastifyInstance, FastifyReply } from 'fastify';
+import { AppError } from '../errors/app-error.ts';
+import type { BucketState } from '../rate-limit/interface.ts';
+import {
+  type DashboardContext,
+  LOGIN_COOKIE,
+  SESSION_COOKIE,
+  seeOther,
+  sendHtml,
+  sessionOf,
+} from './context.ts';
+import { asForm, field, queryOf, sameToken } from './forms.ts';
+import { normalizeEmail } from './users.service.ts';
+import { loginPage } from './views/login.view.ts';
+
+const COOKIE_BASE = { path: '/', secure: true, httpOnly: true, sameSite: 'strict' } as const;
+const MAX_PASSWORD_INPUT = 1024;
+
+/** Only a dashboard path may follow sign-in: never another site (`//evil`, `/\evil`). */
+export function safeNext(next: string): string {
+  return /^\/dashboard(\/[^\\\s]*)?(\?[^\\\s]*)?$/.test(next) && !next.startsWith('//')
+    ? next
+    : '/dashboard/';
+}
+
+function retryAfter(states: BucketState[]): string {
+  return String(Math.max(1, ...states.map((s) => s.retryAfterSeconds)));
+}
+
+export function registerAuthRoutes(app: FastifyInstance, ctx: DashboardContext): void {
+  const { services, limiter, clock, settings } = ctx;
+  const ipBucket = (ip: string) => ({
+    key: `dashlogin:ip:${ip}`,
+    limit: settings.loginFailuresPerMinutePerIp,
+  });
+  // The email is hashed so the limiter's keys (possibly in Redis) hold no personal data.
+  const emailBucket = (email: string) => ({
+    key: `dashlogin:email:${createHash('sha256').update(email).digest('hex')}`,
+    limit: settings.loginFailuresPerMinutePerEmail,
+  });
+
+  /** The sign-in form carries a pre-session token, matched against a cookie (double submit). */
+  function loginForm(
+    reply: FastifyReply,
+    existing: string | undefined,
+    v: { email: string; next: string; error: string | null },
+    status = 200,
+  ) {
+    const csrf = existing && existing.length === 43 ? existing : randomBytes(32).toString('base64url');
+    reply.setCookie(LOGIN_COOKIE, csrf, { ...COOKIE_BASE, maxAge: 3600 });
+    return sendHtml(reply, loginPage({ csrf, ...v }), status);
+  }
+
+  app.get('/login', { config: { dashboardPublic: true } }, async (request, reply) => {
+    reply.header('cache-control', 'no-store');
+    const token = request.cookies[SESSION_COOKIE];
+    if (token && (await services.dashboard.sessions.resolve(token, settings.session, false))) {
+      return seeOther(reply, '/dashboard/');
+    }
+    const next = safeNext(queryOf(request.query).next ?? '/dashboard/');
+    return loginForm(reply, request.cookies[LOGIN_COOKIE], { email: '', next, error: null });
+  });
+
+  app.post('/login', { config: { dashboardPublic: true } }, async (request, reply) => {
+    reply.header('cache-control', 'no-store');
+    const form = asForm(request.body);
+    const cookieToken = request.cookies[LOGIN_COOKIE] ?? '';
+    if (!sameToken(field(form, '_csrf'), cookieToken)) {
+      throw new AppError('perm.denied', 'The sign-in form expired. Reload the page and sign in again.');
+    }
+    const email = normalizeEmail(field(form, 'email'));
+    const password = field(form, 'password');
+    const next = safeNext(field(form, 'next'));
+    const now = clock.now();
+    const buckets = [ipBucket(request.ip), emailBucket(email)];
+    const states = await Promise.all(buckets.map((b) => limiter.peek(b, now)));
+    const full = states.filter((s) => s.remaining === 0);
+    if (full.length > 0) {
+      throw new AppError('auth.throttled', 'Too many failed sign-in attempts. Wait a minute and try again.', {
+        headers: { 'retry-after': retryAfter(full) },
+      });
+    }
+    const user =
+      email && password && password.length <= MAX_PASSWORD_INPUT
+        ? await services.dashboard.users.verifyCredentials(email, password)
+        : null;
+    if (!user) {
+      await limiter.hit(buckets, now, request.id);
+      request.log.warn({ event: 'dashboard_login_failed' }, 'dashboard sign-in failed');
+      return loginForm(
+        reply,
+        cookieToken,
+        { email, next, error: 'The email or password is incorrect.' },
+        401,
+      );
+    }
+    // A new random session on every sign-in: a token planted before sign-in is worthless (no fixation).
+    const { token } = await services.dashboard.sessions.create(user, settings.session);
+    reply.setCookie(SESSION_COOKIE, token, { ...COOKIE_BASE, maxAge: settings.session.absoluteSeconds });
+    reply.clearCookie(LOGIN_COOKIE, COOKIE_BASE);
+    request.log.info(
+      { event: 'dashboard_login', user_id: user.id, customer_id: user.customer_id },
+      'dashboard sign-in',
+    );
+    return seeOther(reply, next);
+  });
+
+  app.post('/logout', async (request, reply) => {
+    await services.dashboard.sessions.destroy(sessionOf(request).id);
+    reply.clearCookie(SESSION_COOKIE, COOKIE_BASE);
+    return seeOther(reply, '/dashboard/login');
+  });
+}

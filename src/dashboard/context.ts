@@ -1,0 +1,57 @@
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import type { Clock } from '../clock.ts';
+import { AppError } from '../errors/app-error.ts';
+import type { RateLimiter } from '../rate-limit/interface.ts';
+import type { Services } from '../services.ts';
+import type { SafeHtml } from './html.ts';
+import type { Flash, Session, SessionSettings } from './sessions.service.ts';
+import { DEFAULT_SESSION_SETTINGS } from './sessions.service.ts';
+import type { PageUser } from './views/layout.ts';
+import './dashboard-types.ts';
+
+export type DashboardSettings = {
+  session: SessionSettings;
+  /** Failed sign-ins per source address per minute before sign-in is refused for a while. */
+  loginFailuresPerMinutePerIp: number;
+  /** Failed sign-ins per email address per minute (whatever the source) before it is refused. */
+  loginFailuresPerMinutePerEmail: number;
+};
+
+export const DEFAULT_DASHBOARD_SETTINGS: DashboardSettings = {
+  session: DEFAULT_SESSION_SETTINGS,
+  loginFailuresPerMinutePerIp: 10,
+  loginFailuresPerMinutePerEmail: 5,
+};
+
+export type DashboardContext = {
+  services: Services;
+  limiter: RateLimiter;
+  clock: Clock;
+  settings: DashboardSettings;
+};
+
+export const SESSION_COOKIE = '__Host-vca_session';
+export const LOGIN_COOKIE = '__Host-vca_login';
+
+export function sessionOf(request: FastifyRequest): Session {
+  const s = request.dashboardSession;
+  if (!s) throw new AppError('internal.error', 'Dashboard page reached without a session.');
+  return s;
+}
+
+export const userOf = (s: Session): PageUser => ({
+  email: s.email,
+  customerName: s.customerName,
+  csrfToken: s.csrfToken,
+});
+
+export function sendHtml(reply: FastifyReply, body: SafeHtml, status = 200): FastifyReply {
+  return reply.code(status).type('text/html; charset=utf-8').send(body.value);
+}
+
+/** Post/Redirect/Get: every successful form post answers 303 to a page. */
+export const seeOther = (reply: FastifyReply, path: string): FastifyReply => reply.redirect(path, 303);
+
+export async function flash(ctx: DashboardContext, request: FastifyRequest, f: Flash): Promise<void> {
+  await ctx.services.dashboard.sessions.setFlash(sessionOf(request).id, f);
+}

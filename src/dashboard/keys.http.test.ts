@@ -1,0 +1,164 @@
+import assert from 'node:assert/strict';
+import { after, before, describe, it } from 'node:test';
+import { newCustomer, startTestApp, type TestApp } from '../testing/test-app.ts';
+import { type DashboardClient, shownSecret, signedIn } from './dashboard.fixtures.ts';
+
+/** The key pages through forms and redirects, as a browser without JavaScript would use them. */
+describe('dashboard API keys', () => {
+  let t: TestApp;
+  let client: DashboardClient;
+  let customerId = '';
+
+  before(async () => {
+    t = await startTestApp({ rotationGraceSeconds: 600 });
+    customerId = (await newCustomer(t)).customerId;
+    ({ client } = await signedIn(t, customerId));
+  });
+  after(async () => {
+    await client.close();
+    await t.close();
+  });
+
+  async function create(form: Record<string, string | string[]>) {
+    await client.get('/dashboard/keys/new');
+    return client.post('/dashboard/keys', { _csrf: client.csrf(), ...form });
+  }
+
+  it('offers every scope, the automation preset, and send_sms as coming soon (disabled)', async () => {
+    const page = await client.get('/dashboard/keys/new');
+    for (const s of [
+      'read_assistants',
+      'read_calls',
+      'read_analytics',
+      'outbound_calls',
+      'manage_webhooks',
+    ]) {
+      assert.match(page.text, new RegExp(`id="scope-${s}" name="scopes" value="${s}"(?! disabled)`));
+    }
+    assert.match(page.text, /id="scope-send_sms" name="scopes" value="send_sms" disabled/);
+    assert.match(page.text, /Coming soon/);
+    assert.match(page.text, /id="preset-automation" name="preset" value="automation" checked/);
+  });
+
+  it('creates a key with the automation preset; shows it once; it works at once with exactly those scopes', async () => {
+    const res = await create({
+      name: 'Zapier',
+      preset: 'automation',
+      scopes: ['outbound_calls'], // ignored: the preset decides
+      expires_at: '2099-12-31',
+      daily_spend_cap_usd: '42.50',
+      allowed_countries: 'us, CA,GB',
+    });
+    assert.equal(res.status, 303);
+    const location = String(res.headers.location);
+    const keyId = location.split('/').pop() ?? '';
+    const page = await client.get(location);
+    const secret = shownSecret(page.text);
+    assert.ok(secret);
+    assert.match(page.text, /data-copy="secret-value"/);
+    assert.equal(shownSecret((await client.get(location)).text), null, 'shown once');
+
+    const key = await t.services.keys.getKey(keyId);
+    assert.equal(key.customer_id, customerId);
+    assert.deepEqual(key.scopes, ['read_assistants', 'read_calls', 'manage_webhooks']);
+    assert.equal(key.expires_at, '2099-12-31T23:59:59.000Z');
+    assert.equal(key.daily_spend_cap_usd, '42.50');
+    assert.deepEqual(key.allowed_countries, ['US', 'CA', 'GB']);
+    const who = await t.request('GET', '/api/v1/auth/whoami', { key: secret });
+    assert.equal(who.status, 200);
+    assert.equal(who.body.permissions.outbound_calls, false);
+  });
+
+  it('refuses bad input with every problem listed, keeps what was typed, and creates nothing', async () => {
+    const before = (await t.services.keys.listKeys({ customerId })).length;
+    const res = await create({
+      name: '  ',
+      preset: 'custom',
+      scopes: ['read_calls', 'send_sms'],
+      daily_spend_cap_usd: '12.345',
+      allowed_countries: 'US, XX',
+      expires_at: 'soon',
+    });
+    assert.equal(res.status, 422);
+    assert.match(res.text, /Give a date/);
+    const second = await create({
+      name: '  ',
+      preset: 'custom',
+      scopes: ['read_calls', 'send_sms'],
+      daily_spend_cap_usd: '12.345',
+      allowed_countries: 'US, XX',
+    });
+    assert.equal(second.status, 422);
+    for (const m of [
+      /Name must not be empty/,
+      /send_sms.*not yet available/,
+      /at most 2 decimals/,
+      /Unknown country code &quot;XX&quot;/,
+    ]) {
+      assert.match(second.text, m);
+    }
+    assert.match(second.text, /value="US, XX"/);
+    assert.equal((await t.services.keys.listKeys({ customerId })).length, before);
+  });
+
+  it('changes scopes (the next request follows), rotates (both values during the grace), revokes', async () => {
+    const created = await create({
+      name: 'CRM',
+      preset: 'custom',
+      scopes: ['read_calls'],
+      daily_spend_cap_usd: '1',
+      allowed_countries: 'US',
+    });
+    const location = String(created.headers.location);
+    const keyId = location.split('/').pop() ?? '';
+    const secret = shownSecret((await client.get(location)).text) ?? '';
+    assert.equal((await t.request('GET', '/api/v1/calls', { key: secret })).status, 200);
+
+    const scoped = await client.post(`/dashboard/keys/${keyId}/scopes`, {
+      _csrf: client.csrf(),
+      scopes: 'read_assistants',
+    });
+    assert.equal(scoped.status, 303);
+    assert.match((await client.get(location)).text, /Scopes saved: read_assistants/);
+    assert.equal((await t.request('GET', '/api/v1/calls', { key: secret })).body.code, 'perm.denied');
+    assert.equal((await t.request('GET', '/api/v1/assistants', { key: secret })).status, 200);
+    const smuggled = await client.post(`/dashboard/keys/${keyId}/scopes`, {
+      _csrf: client.csrf(),
+      scopes: ['read_calls', 'send_sms'],
+    });
+    assert.equal(smuggled.status, 422);
+    assert.deepEqual((await t.services.keys.getKey(keyId)).scopes, ['read_assistants']);
+
+    await client.get(location);
+    const rotated = await client.post(`/dashboard/keys/${keyId}/rotate`, { _csrf: client.csrf() });
+    assert.equal(rotated.status, 303);
+    const after = await client.get(location);
+    const fresh = shownSecret(after.text) ?? '';
+    assert.notEqual(fresh, secret);
+    const until = new Date(t.clock.now().getTime() + 600_000).toISOString().slice(0, 16).replace('T', ' ');
+    assert.match(after.text, new RegExp(`previous value keeps working until ${until} UTC`));
+    assert.equal((await t.request('GET', '/api/v1/auth/whoami', { key: secret })).status, 200);
+    assert.equal((await t.request('GET', '/api/v1/auth/whoami', { key: fresh })).status, 200);
+    assert.match((await client.get('/dashboard/keys')).text, /previous value valid until/);
+    t.clock.advance(600_001);
+    assert.equal((await t.request('GET', '/api/v1/auth/whoami', { key: secret })).status, 401);
+
+    const confirm = await client.get(`/dashboard/keys/${keyId}/revoke`);
+    assert.match(confirm.text, /cannot be undone/);
+    assert.equal(
+      (await t.services.keys.getKey(keyId)).status,
+      'active',
+      'the confirmation page changes nothing',
+    );
+    const revoked = await client.post(`/dashboard/keys/${keyId}/revoke`, { _csrf: client.csrf() });
+    assert.equal(revoked.status, 303);
+    const res = await t.request('GET', '/api/v1/auth/whoami', { key: fresh });
+    assert.equal(res.status, 401);
+    assert.equal(res.body.code, 'auth.revoked');
+    const page = await client.get(location);
+    assert.match(page.text, /Revoked/);
+    assert.doesNotMatch(page.text, /Rotate key/, 'a revoked key offers no actions');
+    const again = await client.post(`/dashboard/keys/${keyId}/rotate`, { _csrf: client.csrf() });
+    assert.equal(again.status, 409);
+  });
+});

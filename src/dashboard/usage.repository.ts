@@ -1,0 +1,82 @@
+import { sql } from 'kysely';
+import type { Database } from '../db/database.ts';
+
+export type UsageDelta = { keyId: string; customerId: string; day: string; requests: number; errors: number };
+
+/** One statement per flush: adds each (key, day) delta to its row. */
+export async function addUsage(db: Database, deltas: UsageDelta[]): Promise<void> {
+  if (deltas.length === 0) return;
+  await db
+    .insertInto('key_usage_daily')
+    .values(
+      deltas.map((d) => ({
+        key_id: d.keyId,
+        day: d.day,
+        customer_id: d.customerId,
+        requests: d.requests,
+        errors: d.errors,
+      })),
+    )
+    .onConflict((oc) =>
+      oc.columns(['key_id', 'day']).doUpdateSet({
+        requests: sql`key_usage_daily.requests + excluded.requests`,
+        errors: sql`key_usage_daily.errors + excluded.errors`,
+      }),
+    )
+    .execute();
+}
+
+export async function requestsByKeyAndDay(db: Database, customerId: string, fromDay: string) {
+  const rows = await db
+    .selectFrom('key_usage_daily')
+    .select([
+      'key_id',
+      sql<string>`day::text`.as('day'),
+      sql<string>`requests::text`.as('requests'),
+      sql<string>`errors::text`.as('errors'),
+    ])
+    .where('customer_id', '=', customerId)
+    .where('day', '>=', fromDay)
+    .execute();
+  return rows.map((r) => ({
+    keyId: r.key_id,
+    day: r.day,
+    requests: Number(r.requests),
+    errors: Number(r.errors),
+  }));
+}
+
+/** Outbound spend (reserved and settled) per key per UTC day, from the outbound module's ledger. */
+export async function spendByKeyAndDay(db: Database, customerId: string, fromDay: string) {
+  const rows = await db
+    .selectFrom('spend_reservations')
+    .select(['api_key_id', sql<string>`day::text`.as('day'), sql<string>`sum(amount_usd)::text`.as('amount')])
+    .where('customer_id', '=', customerId)
+    .where('day', '>=', fromDay)
+    .groupBy(['api_key_id', 'day'])
+    .execute();
+  return rows.map((r) => ({ keyId: r.api_key_id, day: r.day, amountUsd: r.amount }));
+}
+
+/** Outbound calls since a time, grouped by destination number (the country is derived in code). */
+export async function outboundByNumber(db: Database, customerId: string, since: Date) {
+  const rows = await db
+    .selectFrom('calls')
+    .select([
+      'to_number',
+      sql<string>`count(*)::text`.as('calls'),
+      sql<string>`count(*) filter (where api_initiated)::text`.as('api_calls'),
+      sql<string>`coalesce(sum(cost_usd), 0)::text`.as('cost'),
+    ])
+    .where('customer_id', '=', customerId)
+    .where('direction', '=', 'outbound')
+    .where('started_at', '>=', since)
+    .groupBy('to_number')
+    .execute();
+  return rows.map((r) => ({
+    toNumber: r.to_number,
+    calls: Number(r.calls),
+    apiCalls: Number(r.api_calls),
+    costUsd: r.cost,
+  }));
+}

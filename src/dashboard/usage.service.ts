@@ -1,0 +1,140 @@
+import type { Logger } from 'pino';
+import type { Clock } from '../clock.ts';
+import type { Database } from '../db/database.ts';
+import { checkE164 } from '../phone.ts';
+import * as repo from './usage.repository.ts';
+
+export const utcDay = (at: Date): string => at.toISOString().slice(0, 10);
+
+/** Sums decimal strings with 4 decimals exactly (money never goes through floating point here). */
+export function addMoney(a: string, b: string): string {
+  const toUnits = (s: string) => {
+    const [whole = '0', frac = ''] = s.split('.');
+    return BigInt(whole) * 10_000n + BigInt(`${frac}0000`.slice(0, 4));
+  };
+  const units = toUnits(a) + toUnits(b);
+  return `${units / 10_000n}.${String(units % 10_000n).padStart(4, '0')}`;
+}
+
+export type UsageReport = {
+  /** UTC days, newest first. */
+  days: string[];
+  requests: { keyId: string; day: string; requests: number; errors: number }[];
+  spend: { keyId: string; day: string; amountUsd: string }[];
+  countries: { country: string; calls: number; apiCalls: number; costUsd: string }[];
+};
+
+/**
+ * Counts API requests per key per UTC day without writing on the request path: `record` only adds to
+ * an in-memory map; `flush` (every few seconds, and when the app closes) upserts the sums in one statement.
+ */
+export function createUsageService(deps: { db: Database; clock: Clock; logger: Logger; flushMs?: number }) {
+  const { db, clock } = deps;
+  const flushMs = deps.flushMs ?? 5_000;
+  let pending = new Map<string, repo.UsageDelta>();
+  let timer: NodeJS.Timeout | null = null;
+  let flushing: Promise<void> = Promise.resolve();
+
+  function merge(into: Map<string, repo.UsageDelta>, d: repo.UsageDelta) {
+    const k = `${d.keyId}|${d.day}`;
+    const cur = into.get(k);
+    if (cur) {
+      cur.requests += d.requests;
+      cur.errors += d.errors;
+    } else into.set(k, { ...d });
+  }
+
+  async function writeBatch(): Promise<void> {
+    const batch = pending;
+    pending = new Map();
+    if (batch.size === 0) return;
+    try {
+      await repo.addUsage(db, [...batch.values()]);
+    } catch (err) {
+      // Keep the counts for the next flush rather than lose them.
+      for (const d of batch.values()) merge(pending, d);
+      deps.logger.warn({ err }, 'usage counter flush failed; will retry');
+      schedule();
+    }
+  }
+
+  function schedule() {
+    if (timer) return;
+    timer = setTimeout(() => {
+      timer = null;
+      void service.flush();
+    }, flushMs);
+    timer.unref();
+  }
+
+  const service = {
+    /** One API request by a key (any answer); errors are answers with status >= 400. */
+    record(keyId: string, customerId: string, status: number): void {
+      merge(pending, {
+        keyId,
+        customerId,
+        day: utcDay(clock.now()),
+        requests: 1,
+        errors: status >= 400 ? 1 : 0,
+      });
+      schedule();
+    },
+
+    /** Writes what has been counted so far; concurrent calls are serialized. */
+    flush(): Promise<void> {
+      flushing = flushing.then(writeBatch);
+      return flushing;
+    },
+
+    /** Flushes and stops the timer (app shutdown). */
+    async stop(): Promise<void> {
+      if (timer) clearTimeout(timer);
+      timer = null;
+      await service.flush();
+    },
+
+    /** The customer's last `days` UTC days (counts not yet flushed by this process included). */
+    async report(customerId: string, days: number): Promise<UsageReport> {
+      const now = clock.now();
+      const dayList = Array.from({ length: days }, (_, i) =>
+        utcDay(new Date(now.getTime() - i * 86_400_000)),
+      );
+      const fromDay = dayList[dayList.length - 1] ?? utcDay(now);
+      const [stored, spend, byNumber] = await Promise.all([
+        repo.requestsByKeyAndDay(db, customerId, fromDay),
+        repo.spendByKeyAndDay(db, customerId, fromDay),
+        repo.outboundByNumber(db, customerId, new Date(`${fromDay}T00:00:00.000Z`)),
+      ]);
+      const requests = new Map<string, repo.UsageDelta>();
+      for (const r of stored) merge(requests, { ...r, customerId });
+      for (const d of pending.values())
+        if (d.customerId === customerId && d.day >= fromDay) merge(requests, d);
+      const countries = new Map<string, UsageReport['countries'][number]>();
+      for (const n of byNumber) {
+        const check = checkE164(n.toNumber);
+        const country = (check.ok && check.country) || 'Unknown';
+        const cur = countries.get(country) ?? { country, calls: 0, apiCalls: 0, costUsd: '0' };
+        cur.calls += n.calls;
+        cur.apiCalls += n.apiCalls;
+        cur.costUsd = addMoney(cur.costUsd, n.costUsd);
+        countries.set(country, cur);
+      }
+      return {
+        days: dayList,
+        requests: [...requests.values()].map(({ keyId, day, requests: r, errors }) => ({
+          keyId,
+          day,
+          requests: r,
+          errors,
+        })),
+        spend,
+        countries: [...countries.values()].sort(
+          (a, b) => b.calls - a.calls || a.country.localeCompare(b.country),
+        ),
+      };
+    },
+  };
+  return service;
+}
+
+export type UsageService = ReturnType<typeof createUsageService>;

@@ -1,0 +1,198 @@
+import type { AssistantView } from '../../assistants/assistants.views.ts';
+import type { CallDetailView, CallView } from '../../calls/calls.views.ts';
+import type { FetchResult } from '../../transcripts/transcripts.service.ts';
+import { attr, html, type SafeHtml } from '../html.ts';
+import { badge, duration, time, toLocalInput, usd } from './format.ts';
+import { issuesBlock, type PageUser, page } from './layout.ts';
+
+export type CallFilters = {
+  direction: string;
+  assistant_id: string;
+  from: string;
+  to: string;
+  limit: string;
+  page: number;
+};
+
+const directionBadge = (d: string): SafeHtml =>
+  badge(d === 'inbound' ? 'Inbound' : 'Outbound', d === 'inbound' ? 'info' : 'muted');
+
+function statusBadge(status: string): SafeHtml {
+  if (status === 'completed') return badge(status, 'ok');
+  if (['failed', 'busy', 'no_answer', 'canceled'].includes(status)) return badge(status, 'warn');
+  return badge(status, 'muted');
+}
+
+/** The current filters as a query string (page replaced), for pagination links. */
+export function filterQuery(f: CallFilters, pageNumber: number): string {
+  const q = new URLSearchParams();
+  for (const k of ['direction', 'assistant_id', 'from', 'to', 'limit'] as const) if (f[k]) q.set(k, f[k]);
+  if (pageNumber > 0) q.set('page', String(pageNumber));
+  const s = q.toString();
+  return s ? `?${s}` : '';
+}
+
+export function callsListPage(p: {
+  user: PageUser;
+  filters: CallFilters;
+  assistants: AssistantView[];
+  calls: CallView[];
+  hasMore: boolean;
+  issues: { field?: string; message: string }[];
+}): SafeHtml {
+  const f = p.filters;
+  const rows = p.calls.map(
+    (c) => html`<tr>
+  <th scope="row"><a href="/dashboard/calls/${c.id}">${time(c.started_at)}</a></th>
+  <td data-label="Direction">${directionBadge(c.direction)}</td>
+  <td data-label="Status">${statusBadge(c.status)}</td>
+  <td data-label="Assistant">${c.assistant_name}</td>
+  <td class="mono" data-label="From">${c.from_number}</td>
+  <td class="mono" data-label="To">${c.to_number}</td>
+  <td class="num" data-label="Duration">${duration(c.duration_seconds)}</td>
+  <td data-label="Transcript">${c.has_transcript ? 'Yes' : html`<span class="muted">No</span>`}</td>
+</tr>`,
+  );
+  return page({
+    title: 'Calls',
+    nav: 'calls',
+    user: p.user,
+    body: html`<h1>Calls</h1>
+<form method="get" action="/dashboard/calls" class="filters card" aria-label="Filter calls">
+  <div class="field">
+    <label for="direction">Direction</label>
+    <select id="direction" name="direction">
+      <option value="">Both</option>
+      <option value="inbound"${attr('selected', f.direction === 'inbound')}>Inbound</option>
+      <option value="outbound"${attr('selected', f.direction === 'outbound')}>Outbound</option>
+    </select>
+  </div>
+  <div class="field">
+    <label for="assistant_id">Assistant</label>
+    <select id="assistant_id" name="assistant_id">
+      <option value="">All</option>
+      ${p.assistants.map((a) => html`<option value="${a.id}"${attr('selected', f.assistant_id === a.id)}>${a.name}</option>`)}
+    </select>
+  </div>
+  <div class="field">
+    <label for="from">From <span class="muted">(UTC)</span></label>
+    <input id="from" name="from" type="datetime-local" value="${toLocalInput(f.from) || f.from}">
+  </div>
+  <div class="field">
+    <label for="to">To <span class="muted">(UTC)</span></label>
+    <input id="to" name="to" type="datetime-local" value="${toLocalInput(f.to) || f.to}">
+  </div>
+  <div class="field">
+    <label for="limit">Per page</label>
+    <select id="limit" name="limit">
+      ${['10', '25', '50', '100'].map((n) => html`<option${attr('selected', (f.limit || '25') === n)}>${n}</option>`)}
+    </select>
+  </div>
+  <div class="actions"><button class="button primary" type="submit">Apply</button> <a class="button" href="/dashboard/calls">Reset</a></div>
+</form>
+${issuesBlock(p.issues)}
+${
+  p.calls.length === 0
+    ? html`<p class="empty">No calls match these filters.</p>`
+    : html`<div class="table-wrap"><table class="cards">
+  <caption class="visually-hidden">Calls, newest first</caption>
+  <thead><tr><th scope="col">Started</th><th scope="col">Direction</th><th scope="col">Status</th><th scope="col">Assistant</th><th scope="col">From</th><th scope="col">To</th><th scope="col" class="num">Duration</th><th scope="col">Transcript</th></tr></thead>
+  <tbody>${rows}</tbody>
+</table></div>`
+}
+<nav class="pager" aria-label="Pages">
+  ${f.page > 0 ? html`<a class="button" rel="prev" href="/dashboard/calls${filterQuery(f, f.page - 1)}">← Newer</a>` : ''}
+  <span class="muted">Page ${f.page + 1}</span>
+  ${p.hasMore ? html`<a class="button" rel="next" href="/dashboard/calls${filterQuery(f, f.page + 1)}">Older →</a>` : ''}
+</nav>`,
+  });
+}
+
+function transcriptBlock(t: FetchResult): SafeHtml {
+  if (t.state === 'stored') {
+    return html`<ol class="transcript">${t.transcript.rest.segments.map(
+      (s) =>
+        html`<li class="turn turn-${s.speaker}"><span class="speaker">${s.speaker === 'caller' ? 'Caller' : 'Assistant'}</span> <span class="small muted">${time(s.timestamp)}</span><p>${s.text}</p></li>`,
+    )}</ol>`;
+  }
+  if (t.state === 'pending')
+    return html`<p class="muted">The transcript is not ready yet; reload in about ${t.retryAfterSeconds} seconds.</p>`;
+  if (t.state === 'unavailable')
+    return html`<p class="muted">The transcript could not be fetched right now; try again shortly.</p>`;
+  return html`<p class="muted">No transcript exists for this call.</p>`;
+}
+
+function insightValue(v: unknown): SafeHtml {
+  if (typeof v === 'string' || typeof v === 'number' || typeof v === 'boolean') return html`${String(v)}`;
+  return html`<code class="json">${JSON.stringify(v)}</code>`;
+}
+
+export function callDetailPage(p: {
+  user: PageUser;
+  call: CallDetailView;
+  transcript: FetchResult;
+  insights: { name: string; result: unknown }[];
+}): SafeHtml {
+  const c = p.call;
+  return page({
+    title: 'Call',
+    nav: 'calls',
+    user: p.user,
+    body: html`<p class="crumbs"><a href="/dashboard/calls">Calls</a> /</p>
+<div class="page-head"><h1>Call ${time(c.started_at)}</h1> ${directionBadge(c.direction)} ${statusBadge(c.status)}</div>
+<dl class="facts">
+  <div><dt>ID</dt><dd><code>${c.id}</code></dd></div>
+  <div><dt>Assistant</dt><dd>${c.assistant_name}</dd></div>
+  <div><dt>From</dt><dd class="mono">${c.from_number}${c.caller_name ? html` <span class="muted">(${c.caller_name})</span>` : ''}</dd></div>
+  <div><dt>To</dt><dd class="mono">${c.to_number}</dd></div>
+  <div><dt>Answered</dt><dd>${time(c.answered_at)}</dd></div>
+  <div><dt>Ended</dt><dd>${time(c.ended_at)}</dd></div>
+  <div><dt>Duration</dt><dd>${duration(c.duration_seconds)}</dd></div>
+  <div><dt>Billable</dt><dd>${duration(c.billable_seconds)}</dd></div>
+  <div><dt>Cost</dt><dd>${c.cost === null ? '—' : usd(c.cost)}</dd></div>
+  <div><dt>Disconnect reason</dt><dd>${c.disconnect_reason ?? '—'}</dd></div>
+  <div><dt>Conversation</dt><dd><code>${c.conversation_id ?? '—'}</code></dd></div>
+  ${c.external_id ? html`<div><dt>External ID</dt><dd><code>${c.external_id}</code></dd></div>` : ''}
+</dl>
+${c.summary ? html`<section class="card"><h2>Summary</h2><p>${c.summary}</p></section>` : ''}
+<section class="card" aria-labelledby="insights-title">
+  <h2 id="insights-title">Insights</h2>
+  ${
+    p.insights.length === 0
+      ? html`<p class="muted">No insights for this call.</p>`
+      : html`<dl class="facts">${p.insights.map((i) => html`<div><dt>${i.name}</dt><dd>${insightValue(i.result)}</dd></div>`)}</dl>`
+  }
+</section>
+<section class="card" aria-labelledby="transcript-title">
+  <h2 id="transcript-title">Transcript</h2>
+  ${transcriptBlock(p.transcript)}
+</section>`,
+  });
+}
+
+export function assistantsPage(p: { user: PageUser; assistants: AssistantView[]; total: number }): SafeHtml {
+  return page({
+    title: 'Assistants',
+    nav: 'assistants',
+    user: p.user,
+    body: html`<h1>Assistants</h1>
+${
+  p.assistants.length === 0
+    ? html`<p class="empty">No assistants yet.</p>`
+    : html`<div class="table-wrap"><table class="cards">
+  <caption class="visually-hidden">Your assistants (${p.total})</caption>
+  <thead><tr><th scope="col">Name</th><th scope="col">Language</th><th scope="col">Voice</th><th scope="col">Phone numbers</th><th scope="col">State</th><th scope="col">Calls</th></tr></thead>
+  <tbody>${p.assistants.map(
+    (a) => html`<tr>
+  <th scope="row">${a.name}${a.description ? html`<div class="small muted">${a.description}</div>` : ''}</th>
+  <td data-label="Language">${a.language}</td>
+  <td data-label="Voice">${a.voice_id}</td>
+  <td class="mono" data-label="Numbers">${a.phone_numbers.join(', ') || html`<span class="muted">none</span>`}</td>
+  <td data-label="State">${a.is_active ? badge('Active', 'ok') : badge('Inactive', 'muted')}</td>
+  <td data-label=""><a href="/dashboard/calls?assistant_id=${a.id}">View calls<span class="visually-hidden"> of ${a.name}</span></a></td>
+</tr>`,
+  )}</tbody>
+</table></div>`
+}`,
+  });
+}

@@ -1,0 +1,115 @@
+import type { KeyView } from '../../keys/keys.service.ts';
+import { attr, html, type SafeHtml } from '../html.ts';
+import type { UsageReport } from '../usage.service.ts';
+import { addMoney } from '../usage.service.ts';
+import { usd } from './format.ts';
+import { statusBadge } from './keys.view.ts';
+import { type PageUser, page } from './layout.ts';
+
+const COUNTRY_NAMES = new Intl.DisplayNames(['en'], { type: 'region' });
+const countryName = (code: string): string => {
+  try {
+    return code.length === 2 ? (COUNTRY_NAMES.of(code) ?? code) : code;
+  } catch {
+    return code;
+  }
+};
+
+export function usagePage(p: {
+  user: PageUser;
+  keys: KeyView[];
+  report: UsageReport;
+  days: number;
+}): SafeHtml {
+  const { report } = p;
+  const today = report.days[0] ?? '';
+  const reqs = new Map(report.requests.map((r) => [`${r.keyId}|${r.day}`, r]));
+  const spend = new Map(report.spend.map((s) => [`${s.keyId}|${s.day}`, s.amountUsd]));
+  const keysShown = p.keys.filter(
+    (k) =>
+      k.status === 'active' ||
+      report.requests.some((r) => r.keyId === k.id) ||
+      report.spend.some((s) => s.keyId === k.id),
+  );
+  const requestRows = keysShown.map((k) => {
+    const cells = report.days.map((d) => reqs.get(`${k.id}|${d}`));
+    const total = cells.reduce((n, c) => n + (c?.requests ?? 0), 0);
+    const errors = cells.reduce((n, c) => n + (c?.errors ?? 0), 0);
+    return html`<tr>
+  <th scope="row"><a href="/dashboard/keys/${k.id}">${k.name}</a> <code class="small">${k.prefix}…</code></th>
+  ${cells.map((c) => html`<td class="num">${c ? c.requests : html`<span class="muted">0</span>`}</td>`)}
+  <td class="num"><strong>${total}</strong>${errors > 0 ? html`<div class="small muted">${errors} errors</div>` : ''}</td>
+</tr>`;
+  });
+  const spendRows = keysShown.map((k) => {
+    const todaySpend = spend.get(`${k.id}|${today}`) ?? '0';
+    const periodSpend = report.days.reduce((sum, d) => addMoney(sum, spend.get(`${k.id}|${d}`) ?? '0'), '0');
+    const cap = Number(k.daily_spend_cap_usd);
+    const used = Number(todaySpend);
+    const pct = cap > 0 ? Math.round((used / cap) * 100) : used > 0 ? 100 : 0;
+    return html`<tr>
+  <th scope="row"><a href="/dashboard/keys/${k.id}">${k.name}</a> ${statusBadge(k)}</th>
+  <td class="num">${usd(todaySpend)}</td>
+  <td class="num">${usd(k.daily_spend_cap_usd)}</td>
+  <td><meter min="0" max="${cap > 0 ? cap : 1}" low="${cap * 0.7}" high="${cap * 0.9}" optimum="0" value="${Math.min(used, cap > 0 ? cap : 1)}" aria-label="${k.name}: ${pct}% of today's cap">${pct}%</meter> <span class="small">${pct}%</span></td>
+  <td class="num">${usd(periodSpend)}</td>
+</tr>`;
+  });
+  const countryRows = report.countries.map(
+    (c) => html`<tr>
+  <th scope="row">${countryName(c.country)} <span class="muted small">${c.country}</span></th>
+  <td class="num">${c.calls}</td>
+  <td class="num">${c.apiCalls}</td>
+  <td class="num">${usd(c.costUsd)}</td>
+</tr>`,
+  );
+  return page({
+    title: 'Usage',
+    nav: 'usage',
+    user: p.user,
+    body: html`<div class="page-head">
+  <h1>Usage</h1>
+  <form method="get" action="/dashboard/usage" class="inline-form">
+    <label for="days">Period</label>
+    <select id="days" name="days">
+      ${[7, 14, 30].map((n) => html`<option value="${n}"${attr('selected', p.days === n)}>Last ${n} days</option>`)}
+    </select>
+    <button class="button" type="submit">Show</button>
+  </form>
+</div>
+<p class="muted">Days are UTC; today is ${today}. Request counts include every answer, errors too, and may lag a few seconds.</p>
+<section aria-labelledby="req-title">
+  <h2 id="req-title">API requests per key per day</h2>
+  ${
+    keysShown.length === 0
+      ? html`<p class="empty">No keys.</p>`
+      : html`<div class="table-wrap"><table class="compact">
+  <thead><tr><th scope="col">Key</th>${report.days.map((d) => html`<th scope="col" class="num">${d.slice(5)}</th>`)}<th scope="col" class="num">Total</th></tr></thead>
+  <tbody>${requestRows}</tbody>
+</table></div>`
+  }
+</section>
+<section aria-labelledby="spend-title">
+  <h2 id="spend-title">Outbound spend per key</h2>
+  ${
+    keysShown.length === 0
+      ? html`<p class="empty">No keys.</p>`
+      : html`<div class="table-wrap"><table>
+  <thead><tr><th scope="col">Key</th><th scope="col" class="num">Today</th><th scope="col" class="num">Daily cap</th><th scope="col">Of cap</th><th scope="col" class="num">Last ${p.days} days</th></tr></thead>
+  <tbody>${spendRows}</tbody>
+</table></div>`
+  }
+</section>
+<section aria-labelledby="country-title">
+  <h2 id="country-title">Outbound calls by country (last ${p.days} days)</h2>
+  ${
+    report.countries.length === 0
+      ? html`<p class="empty">No outbound calls in this period.</p>`
+      : html`<div class="table-wrap"><table>
+  <thead><tr><th scope="col">Country</th><th scope="col" class="num">Calls</th><th scope="col" class="num">Placed by API</th><th scope="col" class="num">Cost</th></tr></thead>
+  <tbody>${countryRows}</tbody>
+</table></div>`
+  }
+</section>`,
+  });
+}

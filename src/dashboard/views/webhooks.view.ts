@@ -1,0 +1,202 @@
+import { EVENT_TYPES } from '../../events/events.table.ts';
+import type { SubscriptionView } from '../../webhooks/subscriptions.service.ts';
+import { ANNOUNCED_EVENTS } from '../../webhooks/subscriptions.service.ts';
+import { attr, html, type SafeHtml } from '../html.ts';
+import type { Flash } from '../sessions.service.ts';
+import { badge, time } from './format.ts';
+import { csrfField, issuesBlock, type PageUser, page } from './layout.ts';
+
+export type LogEntry = {
+  at: string;
+  status_code: number | null;
+  latency_ms: number;
+  error: string | null;
+  delivery_id: string;
+  delivery_status: string;
+  event_id: string;
+  event: string;
+};
+
+export function stateBadge(s: SubscriptionView): SafeHtml {
+  if (s.is_active) return badge('Active', 'ok');
+  if (s.disabled_reason === 'disabled by the customer') return badge('Disabled', 'muted');
+  return badge('Auto-disabled', 'bad');
+}
+
+const events = (list: string[]): SafeHtml =>
+  html`<ul class="chips">${list.map((e) => html`<li><code>${e}</code></li>`)}</ul>`;
+
+export function webhooksListPage(p: {
+  user: PageUser;
+  flash: Flash | null;
+  subs: SubscriptionView[];
+}): SafeHtml {
+  const rows = p.subs.map(
+    (s) => html`<tr>
+  <th scope="row"><a href="/dashboard/webhooks/${s.id}" class="url">${s.url}</a>${s.description ? html`<div class="small muted">${s.description}</div>` : ''}</th>
+  <td data-label="Events">${events(s.events)}</td>
+  <td data-label="State">${stateBadge(s)}${!s.is_active && s.disabled_reason ? html`<div class="small muted">${s.disabled_reason}</div>` : ''}</td>
+  <td class="num" data-label="Failures">${s.consecutive_failures}</td>
+  <td data-label="Created">${time(s.created_at)}</td>
+</tr>`,
+  );
+  return page({
+    title: 'Webhooks',
+    nav: 'webhooks',
+    user: p.user,
+    flash: p.flash,
+    body: html`<div class="page-head">
+  <h1>Webhooks</h1>
+  <a class="button primary" href="/dashboard/webhooks/new">Add endpoint</a>
+</div>
+<p class="muted">Signed events are POSTed to your endpoints. After 10 consecutive failed attempts an endpoint is auto-disabled; re-enable it here once it works again.</p>
+${
+  p.subs.length === 0
+    ? html`<p class="empty">No webhook endpoints yet.</p>`
+    : html`<div class="table-wrap"><table class="cards">
+  <caption class="visually-hidden">Your webhook subscriptions</caption>
+  <thead><tr><th scope="col">Endpoint</th><th scope="col">Events</th><th scope="col">State</th><th scope="col" class="num">Consecutive failures</th><th scope="col">Created</th></tr></thead>
+  <tbody>${rows}</tbody>
+</table></div>`
+}`,
+  });
+}
+
+export type NewWebhookValues = { url: string; events: string[]; description: string };
+
+export function newWebhookPage(p: {
+  user: PageUser;
+  values: NewWebhookValues;
+  issues: { field?: string; message: string }[];
+}): SafeHtml {
+  const v = p.values;
+  return page({
+    title: 'Add webhook endpoint',
+    nav: 'webhooks',
+    user: p.user,
+    body: html`<p class="crumbs"><a href="/dashboard/webhooks">Webhooks</a> /</p>
+<h1>Add webhook endpoint</h1>
+${issuesBlock(p.issues)}
+<form method="post" action="/dashboard/webhooks" class="stack card">
+  ${csrfField(p.user.csrfToken)}
+  <div class="field">
+    <label for="url">Endpoint URL</label>
+    <input id="url" name="url" type="url" required maxlength="2048" placeholder="https://example.com/hooks" value="${v.url}">
+  </div>
+  <fieldset class="field" id="events">
+    <legend>Events</legend>
+    <ul class="checks">
+      ${EVENT_TYPES.map(
+        (e) =>
+          html`<li><input type="checkbox" id="event-${e}" name="events" value="${e}"${attr('checked', v.events.includes(e))}><label for="event-${e}"><code>${e}</code></label></li>`,
+      )}
+      ${ANNOUNCED_EVENTS.map(
+        (e) =>
+          html`<li><input type="checkbox" id="event-${e}" disabled><label for="event-${e}"><code>${e}</code> <span class="badge badge-info">Coming soon</span></label></li>`,
+      )}
+    </ul>
+  </fieldset>
+  <div class="field">
+    <label for="description">Description <span class="muted">(optional)</span></label>
+    <input id="description" name="description" maxlength="500" value="${v.description}">
+  </div>
+  <div class="actions">
+    <button class="button primary" type="submit">Add endpoint</button>
+    <a class="button" href="/dashboard/webhooks">Cancel</a>
+  </div>
+</form>`,
+  });
+}
+
+export function webhookDetailPage(p: {
+  user: PageUser;
+  flash: Flash | null;
+  sub: SubscriptionView;
+  log: LogEntry[];
+  nowLocal: string;
+}): SafeHtml {
+  const s = p.sub;
+  const csrf = csrfField(p.user.csrfToken);
+  const base = `/dashboard/webhooks/${s.id}`;
+  const logRows = p.log.map(
+    (a) => html`<tr>
+  <td data-label="Time">${time(a.at)}</td>
+  <td data-label="Event"><code>${a.event}</code><div class="small muted mono">${a.event_id}</div></td>
+  <td data-label="Status">${a.status_code === null ? html`<span class="muted">—</span>` : a.status_code >= 200 && a.status_code < 300 ? badge(String(a.status_code), 'ok') : badge(String(a.status_code), 'bad')}</td>
+  <td class="num" data-label="Latency">${a.latency_ms} ms</td>
+  <td data-label="Error">${a.error ?? html`<span class="muted">—</span>`}</td>
+  <td data-label="Delivery">${a.delivery_status === 'delivered' ? badge('delivered', 'ok') : a.delivery_status === 'failed' ? badge('failed', 'bad') : s.is_active ? badge('retrying', 'warn') : badge('waiting', 'muted')}</td>
+  <td data-label=""><form method="post" action="${base}/redeliver">${csrf}<input type="hidden" name="event_id" value="${a.event_id}"><button class="button small" type="submit">Redeliver<span class="visually-hidden"> event ${a.event_id}</span></button></form></td>
+</tr>`,
+  );
+  return page({
+    title: 'Webhook endpoint',
+    nav: 'webhooks',
+    user: p.user,
+    flash: p.flash,
+    body: html`<p class="crumbs"><a href="/dashboard/webhooks">Webhooks</a> /</p>
+<div class="page-head"><h1 class="url">${s.url}</h1> ${stateBadge(s)}</div>
+${
+  s.is_active
+    ? ''
+    : html`<div class="flash flash-error" role="status">This endpoint is disabled${s.disabled_reason ? html` (${s.disabled_reason})` : ''}. New events are not queued for it; deliveries already pending wait and go out when you re-enable it.</div>`
+}
+<dl class="facts">
+  <div><dt>ID</dt><dd><code>${s.id}</code></dd></div>
+  <div><dt>Events</dt><dd>${events(s.events)}</dd></div>
+  <div><dt>Consecutive failures</dt><dd>${s.consecutive_failures} of 10</dd></div>
+  <div><dt>Created</dt><dd>${time(s.created_at)}</dd></div>
+  ${s.description ? html`<div><dt>Description</dt><dd>${s.description}</dd></div>` : ''}
+</dl>
+<section class="card" aria-labelledby="actions-title">
+  <h2 id="actions-title">Actions</h2>
+  <div class="action-grid">
+    ${
+      s.is_active
+        ? html`<form method="post" action="${base}/disable">${csrf}<button class="button" type="submit">Disable</button></form>`
+        : html`<form method="post" action="${base}/enable">${csrf}<button class="button primary" type="submit">Re-enable</button></form>`
+    }
+    <form method="post" action="${base}/test">${csrf}<button class="button" type="submit">Send test event</button></form>
+    <form method="post" action="${base}/rotate-secret">${csrf}<button class="button" type="submit">Rotate signing secret</button></form>
+    <a class="button danger" href="${base}/delete">Delete…</a>
+  </div>
+  <form method="post" action="${base}/redeliver" class="inline-form">
+    ${csrf}
+    <label for="since">Redeliver every event since <span class="muted">(UTC)</span></label>
+    <input id="since" name="since" type="datetime-local" required value="${p.nowLocal}">
+    <button class="button" type="submit">Redeliver</button>
+  </form>
+</section>
+<section aria-labelledby="log-title">
+  <h2 id="log-title">Delivery log</h2>
+  ${
+    p.log.length === 0
+      ? html`<p class="empty">No delivery attempts yet. Send a test event to try the endpoint.</p>`
+      : html`<div class="table-wrap"><table class="cards">
+  <caption class="visually-hidden">Latest delivery attempts, newest first</caption>
+  <thead><tr><th scope="col">Time</th><th scope="col">Event</th><th scope="col">Status</th><th scope="col" class="num">Latency</th><th scope="col">Error</th><th scope="col">Delivery</th><th scope="col"><span class="visually-hidden">Actions</span></th></tr></thead>
+  <tbody>${logRows}</tbody>
+</table></div>`
+  }
+</section>`,
+  });
+}
+
+export function deleteWebhookPage(p: { user: PageUser; sub: SubscriptionView }): SafeHtml {
+  const s = p.sub;
+  return page({
+    title: 'Delete webhook endpoint',
+    nav: 'webhooks',
+    user: p.user,
+    body: html`<p class="crumbs"><a href="/dashboard/webhooks">Webhooks</a> / <a href="/dashboard/webhooks/${s.id}">${s.id}</a> /</p>
+<section class="card danger narrow" aria-labelledby="confirm-title">
+  <h1 id="confirm-title">Delete this endpoint?</h1>
+  <p><code class="url">${s.url}</code> will receive no more events, and pending deliveries to it are dropped. This cannot be undone.</p>
+  <form method="post" action="/dashboard/webhooks/${s.id}/delete" class="actions">
+    ${csrfField(p.user.csrfToken)}
+    <button class="button danger" type="submit">Yes, delete it</button>
+    <a class="button" href="/dashboard/webhooks/${s.id}">Cancel</a>
+  </form>
+</section>`,
+  });
+}

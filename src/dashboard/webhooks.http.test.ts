@@ -1,0 +1,200 @@
+import assert from 'node:assert/strict';
+import { createHmac } from 'node:crypto';
+import { after, before, describe, it } from 'node:test';
+import { type Receiver, startReceiver } from '../testing/receiver.ts';
+import { newCustomer, startTestApp, type TestApp, type TestCustomer } from '../testing/test-app.ts';
+import type { DeliveryWorker } from '../webhooks/delivery-worker.ts';
+import { TEST_CALL_ID } from '../webhooks/test-event.ts';
+import { callFor, emitEvent, testWorker } from '../webhooks/webhook-fixtures.ts';
+import { type DashboardClient, shownSecret, signedIn } from './dashboard.fixtures.ts';
+
+const SERVER_SECRET = 'dashboard-webhooks-secret-0123456789ab';
+
+/** Spec 6.2, written independently of the service's signer. */
+const sign = (secret: string, ts: string, body: string) =>
+  createHmac('sha256', secret).update(`${ts}.${body}`).digest('hex');
+
+describe('dashboard webhooks', () => {
+  let t: TestApp;
+  let c: TestCustomer;
+  let client: DashboardClient;
+  let receiver: Receiver;
+  let worker: DeliveryWorker;
+  let closeWorker: () => Promise<void>;
+
+  before(async () => {
+    t = await startTestApp({ serverSecret: SERVER_SECRET });
+    ({ worker, close: closeWorker } = testWorker(t, SERVER_SECRET));
+    receiver = await startReceiver();
+    c = await newCustomer(t);
+    ({ client } = await signedIn(t, c.customerId));
+  });
+  after(async () => {
+    await client.close();
+    await closeWorker();
+    await receiver.close();
+    await t.close();
+  });
+
+  /** Adds an endpoint through the dashboard form; returns its id and the secret shown once. */
+  async function addEndpoint(path: string, events = ['call.completed']) {
+    await client.get('/dashboard/webhooks/new');
+    const res = await client.post('/dashboard/webhooks', {
+      _csrf: client.csrf(),
+      url: `${receiver.url}${path}`,
+      events,
+      description: 'from the dashboard',
+    });
+    assert.equal(res.status, 303, res.text.slice(0, 500));
+    const location = String(res.headers.location);
+    const secret = shownSecret((await client.get(location)).text) ?? '';
+    assert.match(secret, /^whsec_/);
+    return { id: location.split('/').pop() ?? '', location, secret };
+  }
+
+  const act = async (location: string, action: string, form: Record<string, string> = {}) => {
+    await client.get(location);
+    const res = await client.post(`${location}/${action}`, { _csrf: client.csrf(), ...form });
+    assert.equal(res.status, 303, `${action}: ${res.text.slice(0, 300)}`);
+    return client.get(location);
+  };
+
+  it('adds an endpoint: sms events are shown as coming soon, bad URLs are refused with the reason', async () => {
+    const form = await client.get('/dashboard/webhooks/new');
+    assert.match(form.text, /id="event-sms.received" disabled/);
+    const bad = await client.post('/dashboard/webhooks', {
+      _csrf: client.csrf(),
+      url: 'ftp://x',
+      events: 'call.completed',
+    });
+    assert.equal(bad.status, 422);
+    assert.match(bad.text, /url/i);
+    const none = await client.post('/dashboard/webhooks', {
+      _csrf: client.csrf(),
+      url: `${receiver.url}/none`,
+    });
+    assert.equal(none.status, 422);
+    assert.match(none.text, /at least one event/);
+  });
+
+  it('sends a signed test event now, records it in the log, and a failing one does not count towards auto-disable', async () => {
+    const { location, secret, id } = await addEndpoint('/test-event');
+    const before = receiver.received.length;
+    const page = await act(location, 'test');
+    assert.match(page.text, /Test call\.completed event delivered: HTTP 200/);
+    const [got] = receiver.received.slice(before);
+    assert.ok(got);
+    const ts = String(got.headers['x-svc-timestamp']);
+    assert.match(ts, /^\d{10}$/);
+    assert.equal(got.headers['x-svc-signature-256'], sign(secret, ts, got.body));
+    const body = JSON.parse(got.body);
+    assert.equal(body.event, 'call.completed');
+    assert.equal(body.data.test, true);
+    assert.equal(body.data.call_id, TEST_CALL_ID);
+    assert.equal(got.headers['x-svc-event-id'], body.id);
+    const log = await t.services.subscriptions.deliveryLog(c.customerId, id);
+    assert.equal(log[0]?.event_id, body.id);
+    assert.equal(log[0]?.status_code, 200);
+    assert.equal(log[0]?.delivery_status, 'delivered');
+
+    receiver.reply = () => ({ status: 503 });
+    for (let i = 0; i < 11; i++) await act(location, 'test');
+    receiver.reply = () => ({ status: 200 });
+    const sub = await t.services.subscriptions.get(c.customerId, id);
+    assert.equal(sub.is_active, true);
+    assert.equal(sub.consecutive_failures, 0);
+    const failedPage = await client.get(location);
+    assert.match(failedPage.text, /HTTP 503/);
+    assert.equal(await worker.drain(), 0, 'a test event is never retried');
+  });
+
+  it('is auto-disabled by a failing receiver, re-enabled from the dashboard, and delivers again', async () => {
+    const { location, id } = await addEndpoint('/flaky');
+    const { callId } = await callFor(t, c.customerId);
+    receiver.reply = (req) => ({ status: req.body.includes('"test":true') ? 200 : 500 });
+    for (let i = 0; i < 10; i++) await emitEvent(t, c.customerId, callId);
+    await worker.drain();
+    let page = await client.get(location);
+    assert.match(page.text, /Auto-disabled/);
+    assert.match(page.text, /10 consecutive delivery failures/);
+    assert.match(page.text, /10 of 10/);
+    assert.match(page.text, />waiting</, 'pending deliveries wait while disabled');
+    const list = await client.get('/dashboard/webhooks');
+    assert.match(list.text, /Auto-disabled/);
+
+    // A test event works on a disabled endpoint and does not re-enable it.
+    page = await act(location, 'test');
+    assert.match(page.text, /delivered: HTTP 200/);
+    assert.equal((await t.services.subscriptions.get(c.customerId, id)).is_active, false);
+
+    receiver.reply = () => ({ status: 200 });
+    page = await act(location, 'enable');
+    assert.match(page.text, /re-enabled/);
+    assert.match(page.text, /0 of 10/);
+    t.clock.advance(60_000);
+    assert.equal(await worker.drain(), 10);
+    const log = await t.services.subscriptions.deliveryLog(c.customerId, id);
+    assert.equal(log.filter((a) => a.status_code === 200 && a.event === 'call.completed').length, 11);
+
+    page = await act(location, 'disable');
+    assert.match(page.text, />Disabled</);
+    assert.equal(
+      (await t.services.subscriptions.get(c.customerId, id)).disabled_reason,
+      'disabled by the customer',
+    );
+    await act(location, 'enable');
+  });
+
+  it('rotates the secret: shown once, and deliveries carry the previous signature during the grace', async () => {
+    const { location, secret } = await addEndpoint('/rotate');
+    const page = await act(location, 'rotate-secret');
+    const fresh = shownSecret(page.text) ?? '';
+    assert.match(fresh, /^whsec_/);
+    assert.notEqual(fresh, secret);
+    assert.equal(shownSecret((await client.get(location)).text), null);
+    const before = receiver.received.length;
+    await act(location, 'test');
+    const [got] = receiver.received.slice(before);
+    assert.ok(got);
+    const ts = String(got.headers['x-svc-timestamp']);
+    assert.equal(got.headers['x-svc-signature-256'], sign(fresh, ts, got.body));
+    assert.equal(got.headers['x-svc-signature-256-previous'], sign(secret, ts, got.body));
+  });
+
+  it('redelivers one event, or every event since a time', async () => {
+    const { location, id } = await addEndpoint('/redeliver');
+    const { callId } = await callFor(t, c.customerId, 9);
+    // The form takes minutes: start two minutes after the earlier tests' events (test events are events too).
+    t.clock.advance(120_000);
+    const since = t.clock.now().toISOString().slice(0, 16);
+    const first = await emitEvent(t, c.customerId, callId);
+    await emitEvent(t, c.customerId, callId);
+    await worker.drain();
+    const before = receiver.received.filter((r) => r.body.includes(first.id)).length;
+    let page = await act(location, 'redeliver', { event_id: first.id });
+    assert.match(page.text, /scheduled for redelivery \(1\)/);
+    await worker.drain();
+    assert.equal(receiver.received.filter((r) => r.body.includes(first.id)).length, before + 1);
+    page = await act(location, 'redeliver', { since });
+    assert.match(page.text, /2 events since .* scheduled for redelivery/);
+    assert.equal(await worker.drain(), 2);
+    const log = await t.services.subscriptions.deliveryLog(c.customerId, id);
+    assert.equal(log.length, 5);
+  });
+
+  it('deletes after a confirmation page', async () => {
+    const { location, id } = await addEndpoint('/delete-me');
+    const confirm = await client.get(`${location}/delete`);
+    assert.match(confirm.text, /Delete this endpoint\?/);
+    assert.equal(
+      (await t.services.subscriptions.get(c.customerId, id)).id,
+      id,
+      'the confirmation page changes nothing',
+    );
+    const res = await client.post(`${location}/delete`, { _csrf: client.csrf() });
+    assert.equal(res.status, 303);
+    assert.equal(res.headers.location, '/dashboard/webhooks');
+    assert.equal((await client.get(location)).status, 404);
+    assert.doesNotMatch((await client.get('/dashboard/webhooks')).text, /delete-me/);
+  });
+});
