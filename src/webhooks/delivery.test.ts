@@ -26,7 +26,7 @@ describe('webhook delivery', () => {
 
   before(async () => {
     t = await startTestApp({ serverSecret: SERVER_SECRET });
-    ({ worker, close: closeWorker } = testWorker(t, SERVER_SECRET));
+    ({ worker, close: closeWorker } = testWorker(t, SERVER_SECRET, { timeoutMs: 2_000 }));
     http = await startReceiver();
     // The receiver presents the same self-signed certificate the test app uses, which the sender trusts.
     tls = await startReceiver(await testCertificate());
@@ -155,7 +155,7 @@ describe('webhook delivery', () => {
   it('a timeout and a refused connection are failures that get retried', async () => {
     const c = await newCustomer(t);
     const slow = await startReceiver();
-    slow.reply = () => ({ hangMs: 2_000 });
+    slow.reply = () => ({ hangMs: 6_000 });
     const subSlow = await subscribe(c.key, `${slow.url}/slow`, ['call.completed']);
     const dead = await startReceiver();
     const deadUrl = dead.url;
