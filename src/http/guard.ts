@@ -128,6 +128,7 @@ export function registerGuard(app: FastifyInstance, deps: GuardDeps): void {
     const path = request.url.split('?')[0] ?? '';
     if (path !== API_PREFIX && !path.startsWith(`${API_PREFIX}/`)) return;
     const config = request.routeOptions.config;
+    if (config.publicDocs) return;
     if (config.challengeProbe && (request.query as Record<string, unknown>).challenge !== undefined) {
       await admitProbe(request, reply);
       return;
@@ -148,9 +149,11 @@ export function registerGuard(app: FastifyInstance, deps: GuardDeps): void {
   });
 
   // Every response carries rate headers; a request that never reached a window reports its IP's failure window.
+  // Dashboard pages and assets are not the API: they skip the lookup (a Redis round trip in Redis mode).
   app.addHook('onSend', async (request, reply, payload) => {
-    if (!reply.hasHeader('x-ratelimit-limit'))
+    if (!reply.hasHeader('x-ratelimit-limit') && !request.url.startsWith('/dashboard')) {
       setRateHeaders(reply, await limiter.peek(ipBucket(request.ip), clock.now()));
+    }
     return payload;
   });
 }

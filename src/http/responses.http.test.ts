@@ -168,6 +168,13 @@ describe('every response carries the headers; every error is a problem', () => {
     assert.ok(logged?.includes(res.body.request_id));
   });
 
+  it('dashboard pages carry a request id but no API rate headers', async () => {
+    const res = await t.request('GET', '/dashboard/login');
+    assert.equal(res.status, 200);
+    assert.match(res.headers['x-request-id'] ?? '', UUID_RE);
+    assert.equal(res.headers['x-ratelimit-limit'], undefined);
+  });
+
   it('request ids are unique and never taken from the client', async () => {
     const forged = '00000000-0000-4000-8000-000000000000';
     const a = await t.request('GET', '/api/v1/auth/whoami', { key, headers: { 'x-request-id': forged } });
