@@ -4,14 +4,16 @@ import type { Clock } from './clock.ts';
 import type { DashboardSettings } from './dashboard/context.ts';
 import { registerDashboard } from './dashboard/plugin.ts';
 import './http/fastify-types.ts';
-import { registerErrorHandling, routeRegistry } from './http/error-handler.ts';
+import { onFrameworkError, registerErrorHandling, routeRegistry } from './http/error-handler.ts';
 import { API_PREFIX, registerGuard } from './http/guard.ts';
 import { registerApiRoutes } from './http/routes.ts';
 import { zodValidatorCompiler } from './http/validation.ts';
 import { newUuid } from './ids.ts';
-import type { RateLimiter } from './rate-limit/interface.ts';
+import { registerOpenApi } from './openapi/openapi.plugin.ts';
+import { registerOpenApiDocument, registerReferencePage } from './openapi/openapi.routes.ts';
 import type { Metrics } from './ops/metrics.ts';
 import { type ReadinessProbe, registerOpsRoutes } from './ops/ops.routes.ts';
+import type { RateLimiter } from './rate-limit/interface.ts';
 import type { Services } from './services.ts';
 
 export type AppOptions = {
@@ -29,6 +31,8 @@ export type AppOptions = {
   readinessProbes: ReadinessProbe[];
   /** Dashboard session lifetimes and sign-in throttles; defaults when absent (see docs/dashboard.md). */
   dashboard?: Partial<DashboardSettings>;
+  /** Tests only: hooks added before any route is registered (see src/openapi/response-check.ts). */
+  instrument?: (app: FastifyInstance) => void;
 };
 
 /** Builds the whole HTTPS application from injected dependencies; `server.ts` only listens. */
@@ -44,6 +48,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
     bodyLimit: options.bodyLimitBytes,
     routerOptions: { ignoreTrailingSlash: true },
     return503OnClosing: true,
+    frameworkErrors: onFrameworkError,
   }) as unknown as FastifyInstance;
 
   app.setValidatorCompiler(zodValidatorCompiler);
@@ -60,6 +65,11 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
     authFailuresPerMinutePerPrefix: options.authFailuresPerMinutePerPrefix,
     probesPerMinutePerIp: options.probesPerMinutePerIp,
   });
+
+  // Test-only instruments (e.g. the response-schema check), before any route so they see every one.
+  options.instrument?.(app);
+  // OpenAPI: collects every route registered after it; served at /api/v1/openapi.json and rendered at /docs.
+  await registerOpenApi(app);
 
   app.addHook('onResponse', async (request, reply) => {
     options.metrics.observeRequest(
@@ -91,6 +101,13 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
     settings: options.dashboard,
   });
   registerOpsRoutes(app, options.readinessProbes, options.metrics);
-  await app.register(async (api) => registerApiRoutes(api, options.services), { prefix: API_PREFIX });
+  registerReferencePage(app);
+  await app.register(
+    async (api) => {
+      registerApiRoutes(api, options.services);
+      registerOpenApiDocument(api);
+    },
+    { prefix: API_PREFIX },
+  );
   return app;
 }

@@ -39,6 +39,7 @@ async function serve(): Promise<void> {
   const lines = [
     '',
     `Voice Assistant Calls API listening on ${server.url}/api/v1`,
+    `  API reference: ${server.url}/docs (OpenAPI: ${server.url}/api/v1/openapi.json)`,
     `  dashboard: ${server.url}/dashboard/${demoUser ? ` (sign in as ${demoUser.email} / ${demoUser.password}, shown once)` : ' (add a user: npm run cli -- users create --customer <id> --email <email>)'}`,
     `  storage: ${runtime.database.kind === 'pglite' ? `embedded PGlite in ${config.dataDir}` : 'PostgreSQL'}; rate limits: ${runtime.redis ? 'Redis' : 'in memory'}`,
     ...(server.plainUrl

@@ -13,11 +13,13 @@ const MAX_OFFSET = 2_147_483_647;
  */
 export const listAssistantsQuery = z
   .strictObject({
-    id: uuidParam(),
-    limit: intParam(1, ASSISTANTS_MAX_LIMIT),
-    offset: intParam(0, MAX_OFFSET),
-    page: intParam(0, MAX_OFFSET),
-    cursor: tokenParam(MAX_CURSOR_LENGTH),
+    id: uuidParam().meta({ description: 'Selects one assistant (404 when it is not yours).' }),
+    limit: intParam(1, ASSISTANTS_MAX_LIMIT).meta({
+      description: `Page size; default ${ASSISTANTS_DEFAULT_LIMIT}.`,
+    }),
+    offset: intParam(0, MAX_OFFSET).meta({ description: 'Assistants to skip.' }),
+    page: intParam(0, MAX_OFFSET).meta({ description: 'Skips `page × limit` (not with `offset`).' }),
+    cursor: tokenParam(MAX_CURSOR_LENGTH).meta({ description: 'The `next_cursor` of the previous page.' }),
   })
   .refine((q) => q.offset === undefined || q.page === undefined, {
     path: ['page'],

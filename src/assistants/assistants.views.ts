@@ -1,24 +1,54 @@
+import { z } from 'zod';
 import type { AssistantRow } from './assistants.table.ts';
 
 /** Spec 2.2. */
-export type AssistantView = {
-  id: string;
-  name: string;
-  description: string;
-  language: string;
-  voice_id: string;
-  is_active: boolean;
-  phone_numbers: string[];
-  created_at: string;
-  updated_at: string;
-};
+export const assistantSchema = z
+  .object({
+    id: z.uuid(),
+    name: z.string(),
+    description: z.string(),
+    language: z.string().meta({ description: 'Locale tag, e.g. en-US.' }),
+    voice_id: z.string(),
+    is_active: z.boolean(),
+    phone_numbers: z
+      .array(z.string())
+      .meta({ description: 'E.164 numbers; the first places outbound calls.' }),
+    created_at: z.string().meta({ format: 'date-time' }),
+    updated_at: z.string().meta({ format: 'date-time' }),
+  })
+  .meta({
+    id: 'Assistant',
+    examples: [
+      {
+        id: '7c0e2b8a-3f4d-4b6e-8a1c-5d9f2e7b3a10',
+        name: 'Front desk',
+        description: 'Answers the main line and books appointments.',
+        language: 'en-US',
+        voice_id: 'aria',
+        is_active: true,
+        phone_numbers: ['+14155550100'],
+        created_at: '2026-11-01T09:00:00.000Z',
+        updated_at: '2026-11-01T09:00:00.000Z',
+      },
+    ],
+  });
+export type AssistantView = z.output<typeof assistantSchema>;
 
-export type AssistantsPage = {
-  data: AssistantView[];
-  pagination: { limit: number; offset: number; total: number };
-  /** Additive (spec 4.11): keyset continuation after this page; null at the end. */
-  next_cursor: string | null;
-};
+/** GET /assistants 200 (spec 4.2). */
+export const assistantsPageSchema = z
+  .object({
+    data: z.array(assistantSchema),
+    pagination: z.object({
+      limit: z.number().int(),
+      offset: z.number().int(),
+      total: z.number().int().meta({ description: 'Assistants matching the request, across all pages.' }),
+    }),
+    next_cursor: z.string().nullable().meta({
+      description: 'Additive (spec 4.11): pass as `cursor` to continue after this page; null at the end.',
+    }),
+  })
+  .meta({ id: 'AssistantsPage' });
+export type AssistantsPage = z.output<typeof assistantsPageSchema>;
 
 export function rowToAssistant(r: Omit<AssistantRow, 'customer_id'>): AssistantView {
   return {

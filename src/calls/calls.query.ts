@@ -16,11 +16,15 @@ export const listCallsQuery = z
   .strictObject({
     direction: enumParam(['inbound', 'outbound']),
     assistant_id: uuidParam(),
-    from: instantParam('ceil'),
-    to: instantParam('floor'),
-    limit: intParam(1, CALLS_MAX_LIMIT),
-    cursor: tokenParam(MAX_CURSOR_LENGTH),
-    page: intParam(0, MAX_PAGE),
+    from: instantParam('ceil').meta({
+      description: 'Inclusive lower bound on `started_at` (ISO-8601 with offset).',
+    }),
+    to: instantParam('floor').meta({ description: 'Inclusive upper bound on `started_at`.' }),
+    limit: intParam(1, CALLS_MAX_LIMIT).meta({ description: `Page size; default ${CALLS_DEFAULT_LIMIT}.` }),
+    cursor: tokenParam(MAX_CURSOR_LENGTH).meta({
+      description: 'The `next_cursor` of the previous page (same filters); wins over `page`.',
+    }),
+    page: intParam(0, MAX_PAGE).meta({ description: 'Offset-style alias: skips `page × limit` calls.' }),
   })
   .refine((q) => !(isInstant(q.from) && isInstant(q.to) && q.from.micros > q.to.micros), {
     path: ['from'],

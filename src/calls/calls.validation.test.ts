@@ -72,6 +72,12 @@ describe('GET /calls validation: 422 input.invalid, one issue per problem', () =
     ]);
   });
 
+  it('GET /calls/{id} refuses unknown query parameters too', async () => {
+    const res = await t.request('GET', '/api/v1/calls/6f1c1b5e-0000-4000-8000-000000000000?expand=all', { key });
+    assert.equal(res.status, 422);
+    assert.deepEqual(res.body.issues.map((i: Issue) => i.path), [['query', 'expand']]);
+  });
+
   it('reports every problem of one request at once', async () => {
     const issues = await issuesFor(
       'direction=sideways&assistant_id=x&limit=0&page=x&from=2026-01-02T00:00:00Z&to=2026-01-01T00:00:00Z&foo=1',

@@ -1,37 +1,105 @@
+import { z } from 'zod';
+import { CALL_STATUSES, type CallStatus } from '../lifecycle/status.ts';
 import type { CallDetailRow, CallListRow } from './calls.read.repository.ts';
 
 type CallFields = Omit<CallListRow, 'position_micros'>;
 
+const timestamp = (description: string) => z.string().meta({ format: 'date-time', description });
+const e164 = (description: string) => z.string().meta({ description, examples: ['+14155550100'] });
+
 /** GET /calls item (spec 2.3). Every field is always present; unknown values are null. */
-export type CallView = {
-  id: string;
-  direction: 'inbound' | 'outbound';
-  status: string;
-  started_at: string;
-  answered_at: string | null;
-  ended_at: string | null;
-  duration_seconds: number | null;
-  from_number: string;
-  to_number: string;
-  assistant_id: string;
-  assistant_name: string;
-  caller_name: string | null;
-  external_id: string | null;
-  variables: Record<string, unknown> | null;
-  has_transcript: boolean;
-  recording_available: boolean;
-  created_at: string;
-};
+export const callSchema = z
+  .object({
+    id: z.uuid(),
+    direction: z.enum(['inbound', 'outbound']),
+    status: z.enum(CALL_STATUSES).meta({
+      description:
+        'queued → ringing → in_progress → completed; or no_answer, busy, failed, canceled. Terminal values never change.',
+    }),
+    started_at: timestamp('When the call started (placed or rang in); `from`/`to` filter on it.'),
+    answered_at: timestamp('When it was answered; null if never.').nullable(),
+    ended_at: timestamp('When it ended; null while in progress.').nullable(),
+    duration_seconds: z
+      .number()
+      .int()
+      .nullable()
+      .meta({ description: 'Whole seconds from answer to hang-up; null until the call ends.' }),
+    from_number: e164('E.164 caller number.'),
+    to_number: e164('E.164 destination number.'),
+    assistant_id: z.uuid(),
+    assistant_name: z.string(),
+    caller_name: z.string().nullable(),
+    external_id: z
+      .string()
+      .nullable()
+      .meta({ description: 'Your reference from POST /outbound-calls; null for every other call.' }),
+    variables: z
+      .record(z.string(), z.unknown())
+      .nullable()
+      .meta({ description: 'The `variables` given to POST /outbound-calls; null for every other call.' }),
+    has_transcript: z.boolean(),
+    recording_available: z.boolean(),
+    created_at: timestamp('When the record was created.'),
+  })
+  .meta({
+    id: 'Call',
+    description: 'A call, inbound or outbound (spec 2.3). Clients ignore unknown fields.',
+    examples: [
+      {
+        id: '1d5a3c9e-8f0b-4e6a-9c2d-7b1e4f3a6c58',
+        direction: 'outbound',
+        status: 'completed',
+        started_at: '2026-11-21T10:00:00.000Z',
+        answered_at: '2026-11-21T10:00:04.000Z',
+        ended_at: '2026-11-21T10:02:10.000Z',
+        duration_seconds: 126,
+        from_number: '+14155550100',
+        to_number: '+14155550123',
+        assistant_id: '7c0e2b8a-3f4d-4b6e-8a1c-5d9f2e7b3a10',
+        assistant_name: 'Front desk',
+        caller_name: null,
+        external_id: 'crm-42',
+        variables: { first_name: 'Ada' },
+        has_transcript: true,
+        recording_available: false,
+        created_at: '2026-11-21T10:00:00.000Z',
+      },
+    ],
+  });
+export type CallView = z.output<typeof callSchema>;
 
 /** GET /calls/{id} (spec 2.4): the list fields plus the post-call fields. */
-export type CallDetailView = CallView & {
-  summary: string | null;
-  disconnect_reason: string | null;
-  conversation_id: string | null;
-  /** USD, at most 4 decimals; exactly the stored numeric(12,4) (12 significant digits survive a double). */
-  cost: number | null;
-  billable_seconds: number | null;
-};
+export const callDetailSchema = callSchema
+  .extend({
+    summary: z.string().nullable().meta({ description: 'AI summary of the conversation; null until ready.' }),
+    disconnect_reason: z
+      .string()
+      .nullable()
+      .meta({ description: 'Why the call ended, e.g. `caller_hung_up`; null while in progress.' }),
+    conversation_id: z.string().nullable().meta({ description: "The provider's conversation id." }),
+    cost: z
+      .number()
+      .nullable()
+      .meta({ description: 'USD, at most 4 decimals, exactly as billed; null until post-processed.' }),
+    billable_seconds: z
+      .number()
+      .int()
+      .nullable()
+      .meta({ description: 'Seconds billed; null until post-processed.' }),
+  })
+  .meta({ id: 'CallDetail', description: 'A call with its post-call fields (spec 2.4).' });
+export type CallDetailView = z.output<typeof callDetailSchema>;
+
+/** GET /calls 200. */
+export const callsPageSchema = z
+  .object({
+    data: z.array(callSchema),
+    next_cursor: z
+      .string()
+      .nullable()
+      .meta({ description: 'Pass as `cursor` for the next page; null at the end.' }),
+  })
+  .meta({ id: 'CallsPage' });
 
 const iso = (d: Date | null): string | null => d?.toISOString() ?? null;
 
@@ -44,7 +112,8 @@ export function rowToCall(r: CallFields): CallView {
   return {
     id: r.id,
     direction: r.direction,
-    status: r.status,
+    // The column only ever holds CALL_STATUSES (written through lifecycle/status.ts transitions).
+    status: r.status as CallStatus,
     started_at: r.started_at.toISOString(),
     answered_at: iso(r.answered_at),
     ended_at: iso(r.ended_at),

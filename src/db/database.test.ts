@@ -69,7 +69,8 @@ describe('PostgreSQL connections that die', { skip: DATABASE_URL ? false : 'need
   it('a query unanswered within queryTimeoutMs fails as unavailable, and its connection is dropped', async () => {
     const { db, close } = await openDatabase({ url: DATABASE_URL, poolSize: 1, queryTimeoutMs: 200 });
     try {
-      const pid = async () => (await sql<{ pid: number }>`select pg_backend_pid() as pid`.execute(db)).rows[0]?.pid;
+      const pid = async () =>
+        (await sql<{ pid: number }>`select pg_backend_pid() as pid`.execute(db)).rows[0]?.pid;
       const before = await pid();
       const error = await db
         .transaction()
@@ -86,7 +87,9 @@ describe('PostgreSQL connections that die', { skip: DATABASE_URL ? false : 'need
       // inside the transaction whose ROLLBACK could not be sent.
       const after = await pid();
       assert.notEqual(after, before, 'a new connection, outside any transaction');
-      const { rows } = await sql<{ open: boolean }>`select txid_current_if_assigned() is not null as open`.execute(db);
+      const { rows } = await sql<{
+        open: boolean;
+      }>`select txid_current_if_assigned() is not null as open`.execute(db);
       assert.equal(rows[0]?.open, false);
     } finally {
       await close();

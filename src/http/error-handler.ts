@@ -34,6 +34,19 @@ function fromFrameworkError(error: FastifyError): AppError | null {
   return null;
 }
 
+/**
+ * Errors Fastify raises before it has a route (a malformed percent-encoding, a path segment over the router's
+ * length limit): without this they get Fastify's own JSON body, no problem details and no request id.
+ */
+export function onFrameworkError(error: FastifyError, request: FastifyRequest, reply: FastifyReply): void {
+  reply.header('x-request-id', request.id);
+  const known =
+    error.code === 'FST_ERR_MAX_PARAM_LENGTH'
+      ? new AppError('input.malformed', 'The request could not be read: a path segment is too long.')
+      : (fromFrameworkError(error) ?? new AppError('input.malformed', 'The request could not be read.'));
+  sendProblem(request, reply, known);
+}
+
 export function registerErrorHandling(app: FastifyInstance, allowedMethods: (url: string) => string[]): void {
   app.setErrorHandler((error: FastifyError, request, reply) => {
     const known = error instanceof AppError ? error : fromFrameworkError(error);
@@ -43,7 +56,10 @@ export function registerErrorHandling(app: FastifyInstance, allowedMethods: (url
       return sendProblem(
         request,
         reply,
-        new AppError('service.unavailable', 'The service is temporarily unavailable; retry the request shortly.'),
+        new AppError(
+          'service.unavailable',
+          'The service is temporarily unavailable; retry the request shortly.',
+        ),
       );
     }
     request.log.error({ err: error }, 'unexpected error');

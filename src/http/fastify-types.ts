@@ -13,5 +13,7 @@ declare module 'fastify' {
     scope?: Scope;
     /** With a `challenge` query parameter this route is the unauthenticated verification probe (spec 4.8). */
     challengeProbe?: boolean;
+    /** The OpenAPI document: served without a key (still with X-Request-Id and rate headers). */
+    publicDocs?: boolean;
   }
 }

@@ -1,19 +1,76 @@
 import type { FastifyInstance } from 'fastify';
+import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import { AppError } from '../errors/app-error.ts';
-import { permissionsMap } from './scopes.ts';
+import { apiResponses } from '../openapi/responses.ts';
+import { permissionsMap, SCOPES } from './scopes.ts';
+
+/** Spec 2.1, plus the key's public prefix (additive). */
+export const identitySchema = z
+  .object({
+    customer_id: z.uuid(),
+    customer_name: z.string(),
+    mode: z.literal('live'),
+    permissions: z
+      .object({
+        read_assistants: z.boolean(),
+        read_calls: z.boolean(),
+        read_analytics: z.boolean(),
+        outbound_calls: z.boolean(),
+        manage_webhooks: z.boolean(),
+        send_sms: z.boolean().meta({ description: 'Announced; always false until SMS is available.' }),
+      })
+      .meta({ description: `Every scope (${SCOPES.join(', ')}) and whether this key has it.` }),
+    key_prefix: z.string().meta({ description: 'First 12 characters of the key: safe to log and show.' }),
+  })
+  .meta({
+    id: 'Identity',
+    examples: [
+      {
+        customer_id: '0b6a7f0e-2d3c-4e5f-8a9b-1c2d3e4f5a6b',
+        customer_name: 'Acme',
+        mode: 'live',
+        permissions: {
+          read_assistants: true,
+          read_calls: true,
+          read_analytics: false,
+          outbound_calls: false,
+          manage_webhooks: true,
+          send_sms: false,
+        },
+        key_prefix: 'svc_live_AbC',
+      },
+    ],
+  });
 
 /** GET /auth/whoami: any valid key; the connection test of automation platforms (it counts against limits). */
 export function registerWhoami(app: FastifyInstance): void {
-  app.get('/auth/whoami', { schema: { querystring: z.strictObject({}) } }, async (request) => {
-    const p = request.principal;
-    if (!p) throw new AppError('internal.error', 'Route reached without a principal.');
-    return {
-      customer_id: p.customerId,
-      customer_name: p.customerName,
-      mode: 'live',
-      permissions: permissionsMap(p.scopes),
-      key_prefix: p.keyPrefix,
-    };
-  });
+  app.withTypeProvider<ZodTypeProvider>().get(
+    '/auth/whoami',
+    {
+      schema: {
+        operationId: 'whoami',
+        summary: 'Check the key',
+        description:
+          'Who the key belongs to and which scopes it has. Needs no scope; counts against the rate limits ' +
+          '(use it as the connection test of an integration).',
+        tags: ['Authentication'],
+        querystring: z.strictObject({}),
+        response: apiResponses({ 200: { description: 'The key is valid.', schema: identitySchema } }, [
+          'input.invalid',
+        ]),
+      },
+    },
+    async (request) => {
+      const p = request.principal;
+      if (!p) throw new AppError('internal.error', 'Route reached without a principal.');
+      return {
+        customer_id: p.customerId,
+        customer_name: p.customerName,
+        mode: 'live' as const,
+        permissions: permissionsMap(p.scopes),
+        key_prefix: p.keyPrefix,
+      };
+    },
+  );
 }

@@ -1,5 +1,7 @@
 import type { FastifyInstance } from 'fastify';
+import { z } from 'zod';
 import { AppError } from '../errors/app-error.ts';
+import { apiResponses, POST_CODES } from '../openapi/responses.ts';
 import { parseIdempotencyKey } from './idempotency.ts';
 import {
   type OutboundCallBody,
@@ -8,6 +10,21 @@ import {
   outboundCallQuery,
 } from './outbound.schema.ts';
 import type { OutboundService } from './outbound.service.ts';
+import { dryRunSchema, outboundCallSchema } from './outbound.views.ts';
+
+/**
+ * Documents the header; loose, so every other header passes through unchanged. The key itself is
+ * checked by parseIdempotencyKey in the handler.
+ */
+const idempotencyHeaders = z.looseObject({
+  'idempotency-key': z
+    .string()
+    .optional()
+    .meta({
+      description: 'Makes retries safe: one call per key and body, for 24 hours.',
+      examples: ['order-1234-call'],
+    }),
+});
 
 /**
  * POST /outbound-calls (scope outbound_calls): 201 with the queued call, or with `?dry_run=true`
@@ -19,7 +36,45 @@ export function registerCreateOutboundCall(app: FastifyInstance, outbound: Outbo
     '/outbound-calls',
     {
       config: { scope: 'outbound_calls' },
-      schema: { body: outboundCallBody, querystring: outboundCallQuery },
+      schema: {
+        operationId: 'createOutboundCall',
+        summary: 'Place an outbound call',
+        description:
+          "Checks the assistant, the number (type and the key's country allowlist) and the key's daily spend cap, " +
+          'then asks the voice provider to place the call: 201 with the queued call; lifecycle webhooks follow. ' +
+          'Send an `Idempotency-Key` (1–255 printable ASCII characters) to make retries safe: the same key and ' +
+          'body within 24 h answer with the first response (`Idempotent-Replayed: true`); the same key with ' +
+          'another body is 409. With `?dry_run=true`: 200 with every check, nothing placed or reserved.',
+        tags: ['Outbound calls'],
+        headers: idempotencyHeaders,
+        body: outboundCallBody,
+        querystring: outboundCallQuery,
+        response: apiResponses(
+          {
+            200: {
+              description: 'Dry run (`dry_run=true`): what a placement would answer.',
+              schema: dryRunSchema,
+            },
+            201: {
+              description: 'The call is queued (or the replay of an earlier 201).',
+              schema: outboundCallSchema,
+            },
+          },
+          [
+            ...POST_CODES,
+            'perm.denied',
+            'input.invalid',
+            'resource.not_found',
+            'resource.conflict',
+            'outbound.country_not_allowed',
+            'outbound.number_not_allowed',
+            'outbound.spend_cap_exceeded',
+            'outbound.assistant_inactive',
+            'outbound.assistant_no_phone_number',
+            'carrier.unavailable',
+          ],
+        ),
+      },
     },
     async (request, reply) => {
       const principal = request.principal;

@@ -59,25 +59,42 @@ export const outboundCallBody = z.strictObject({
   assistant_id: z
     .string()
     .refine(isUuid, 'Must be a UUID.')
-    .transform((s) => s.toLowerCase()),
-  to_number: z.string().superRefine((value, ctx) => {
-    const check = checkE164(value);
-    if (!check.ok) ctx.addIssue({ code: 'custom', message: check.reason });
+    .transform((s) => s.toLowerCase())
+    .meta({
+      type: 'string',
+      format: 'uuid',
+      description: 'The assistant that places the call (active, with a number).',
+    }),
+  to_number: z
+    .string()
+    .superRefine((value, ctx) => {
+      const check = checkE164(value);
+      if (!check.ok) ctx.addIssue({ code: 'custom', message: check.reason });
+    })
+    .meta({
+      description: "E.164 destination, in a country of the key's allowlist.",
+      examples: ['+14155550123'],
+    }),
+  callback_url: optional(callbackUrl).meta({
+    description: 'https:// URL for call.queued, call.ringing, call.answered and call.ended notifications.',
   }),
-  callback_url: optional(callbackUrl),
-  metadata: optional(metadata),
+  metadata: optional(metadata).meta({ description: 'Free-form flat key/value data kept with the call.' }),
   external_id: optional(
     z
       .string()
       .min(1, 'Must not be empty.')
       .max(EXTERNAL_ID_MAX, `Must be at most ${EXTERNAL_ID_MAX} characters.`)
       .refine((s) => !CONTROL_RE.test(s), 'Must not contain control characters.'),
-  ),
-  variables: optional(variables),
+  ).meta({ description: 'Your own reference, echoed on the call and in call.insight.received.' }),
+  variables: optional(variables).meta({
+    description: "Dynamic variables for the assistant's script; echoed with external_id.",
+  }),
 });
 export type OutboundCallBody = z.output<typeof outboundCallBody>;
 
 export const outboundCallQuery = z.strictObject({
-  dry_run: optional(z.enum(['true', 'false'], 'Must be true or false.')).transform((v) => v === 'true'),
+  dry_run: optional(z.enum(['true', 'false'], 'Must be true or false.'))
+    .transform((v) => v === 'true')
+    .meta({ type: 'string', enum: ['true', 'false'], description: 'Check everything, place nothing.' }),
 });
 export type OutboundCallQuery = z.output<typeof outboundCallQuery>;

@@ -1,22 +1,74 @@
+import { z } from 'zod';
 import type { CallRow, NewCall } from '../calls/calls.table.ts';
 import { AppError } from '../errors/app-error.ts';
+import { type ErrorCode, errorStatus } from '../errors/codes.ts';
 import type { Principal } from '../keys/authenticate.ts';
+import { sameShape } from '../openapi/responses.ts';
 import type { ProviderError } from '../provider/interface.ts';
 import type { AssistantInfo } from './checks.ts';
+import type { DryRunView } from './dry-run.ts';
 import type { OutboundCallBody } from './outbound.schema.ts';
 
-export type OutboundCallView = {
-  id: string;
-  status: 'queued';
-  to_number: string;
-  assistant_id: string;
-  from_number: string;
-  external_id: string | null;
-  created_at: string;
-};
+/** Spec 2.7, plus from_number, external_id and created_at (additive). */
+export const outboundCallSchema = z
+  .object({
+    id: z.uuid(),
+    status: z.literal('queued'),
+    to_number: z.string(),
+    assistant_id: z.uuid(),
+    from_number: z.string().meta({ description: "The assistant's number the call is placed from." }),
+    external_id: z.string().nullable().meta({ description: 'Your reference, echoed.' }),
+    created_at: z.string().meta({ format: 'date-time' }),
+  })
+  .meta({
+    id: 'OutboundCall',
+    examples: [
+      {
+        id: '1d5a3c9e-8f0b-4e6a-9c2d-7b1e4f3a6c58',
+        status: 'queued',
+        to_number: '+14155550123',
+        assistant_id: '7c0e2b8a-3f4d-4b6e-8a1c-5d9f2e7b3a10',
+        from_number: '+14155550100',
+        external_id: 'crm-42',
+        created_at: '2026-11-21T10:00:00.000Z',
+      },
+    ],
+  });
+export type OutboundCallView = z.output<typeof outboundCallSchema>;
+
+const usd = z.string().meta({ description: 'US dollars as a decimal string.', examples: ['100.00'] });
+
+/** POST /outbound-calls?dry_run=true 200: every check a placement makes, none of its effects. */
+export const dryRunSchema = z
+  .object({
+    allowed: z.boolean().meta({ description: 'True when a real placement would pass every check.' }),
+    checks: z.array(
+      z.object({
+        name: z.enum(['assistant', 'number_type', 'country', 'spend_cap']),
+        passed: z.boolean(),
+        code: z
+          .enum(Object.keys(errorStatus) as [ErrorCode, ...ErrorCode[]])
+          .nullable()
+          .meta({ description: 'The error code a placement would answer with; null when passed.' }),
+        detail: z.string().nullable(),
+      }),
+    ),
+    to_number: z.string(),
+    country: z.string().nullable().meta({ description: 'ISO 3166-1 alpha-2 country of to_number.' }),
+    from_number: z.string().nullable(),
+    spend: z.object({
+      daily_cap_usd: usd,
+      used_today_usd: usd,
+      call_estimate_usd: usd,
+      remaining_usd: usd,
+      resets_at: z.string().meta({ format: 'date-time' }),
+    }),
+  })
+  .meta({ id: 'OutboundDryRun' });
+sameShape<DryRunView, z.output<typeof dryRunSchema>>();
+
 export type PlaceResult = { status: number; body: OutboundCallView; replayed: boolean };
 
-/** Spec 2.7, plus from_number, external_id and created_at (additive). */
 export const rowToView = (c: CallRow): OutboundCallView => ({
   id: c.id,
   status: 'queued',

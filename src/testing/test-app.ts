@@ -1,7 +1,7 @@
 import net from 'node:net';
 import { Writable } from 'node:stream';
 import { connect as tlsConnect } from 'node:tls';
-import type { FastifyInstance } from 'fastify';
+import type { FastifyInstance, RouteOptions } from 'fastify';
 import { Agent, type buildConnector, request } from 'undici';
 import { buildApp } from '../app.ts';
 import { type Clock, ManualClock } from '../clock.ts';
@@ -12,12 +12,13 @@ import { makeSelfSignedCertificate } from '../http/tls.ts';
 import { createKeyHasher } from '../keys/key-hash.ts';
 import { GRANTABLE_SCOPES } from '../keys/scopes.ts';
 import { createLogger } from '../logger.ts';
+import { checkResponses, type ResponseMismatch } from '../openapi/response-check.ts';
+import { createMetrics } from '../ops/metrics.ts';
+import { databaseProbe, type ReadinessProbe } from '../ops/ops.routes.ts';
 import type { RateLimiter } from '../rate-limit/interface.ts';
 import { createMemoryLimiter } from '../rate-limit/memory.ts';
 import { createServices, type Services } from '../services.ts';
 import { createSigner } from '../signer.ts';
-import { createMetrics } from '../ops/metrics.ts';
-import { databaseProbe, type ReadinessProbe } from '../ops/ops.routes.ts';
 import { testDatabase } from './test-database.ts';
 
 export type TestResponse = {
@@ -47,6 +48,13 @@ export type TestApp = {
   clock: ManualClock;
   /** Every log line the app wrote, for tests that check what is (not) logged. */
   logs: string[];
+  /**
+   * Responses that did not match the schema their route documents (OpenAPI), not yet reported.
+   * `request()` throws for its own; `close()` throws for any left (e.g. from other HTTP clients).
+   */
+  responseMismatches: ResponseMismatch[];
+  /** Every route the app registered (HEAD included), in order, for tests that check the route table. */
+  routes: RouteOptions[];
   request(method: string, path: string, options?: RequestOptions): Promise<TestResponse>;
   close(): Promise<void>;
 };
@@ -68,7 +76,16 @@ export type TestAppOptions = {
   readinessProbes?: ReadinessProbe[];
   /** Dashboard session lifetimes and sign-in throttles (defaults otherwise). */
   dashboard?: Partial<DashboardSettings>;
+  /**
+   * Check every /api/v1 response against the schema its route documents (default on): a mismatch
+   * fails the request that produced it (see src/openapi/response-check.ts).
+   */
+  checkResponses?: boolean;
 };
+
+const describeMismatch = (m: ResponseMismatch, body: string): string =>
+  `${m.method} ${m.url} answered ${m.status}, which does not match its documented response schema ` +
+  `(src/openapi): ${m.problem}${body ? `\nBody: ${body.slice(0, 500)}` : ''}`;
 
 let certificate: Promise<{ key: string; cert: string }> | null = null;
 
@@ -113,6 +130,8 @@ export async function startTestApp(options: TestAppOptions = {}): Promise<TestAp
   });
   const limiter = options.limiter ?? createMemoryLimiter();
   const metrics = createMetrics();
+  const responseMismatches: ResponseMismatch[] = [];
+  const routes: RouteOptions[] = [];
   const app = await buildApp({
     services,
     limiter,
@@ -127,6 +146,10 @@ export async function startTestApp(options: TestAppOptions = {}): Promise<TestAp
     metrics,
     readinessProbes: [databaseProbe(db), ...(options.readinessProbes ?? [])],
     dashboard: options.dashboard,
+    instrument: (a: FastifyInstance) => {
+      a.addHook('onRoute', (route) => void routes.push(route));
+      if (options.checkResponses !== false) checkResponses(a, (m) => responseMismatches.push(m));
+    },
   });
   options.register?.(app);
   await app.listen({ host: '127.0.0.1', port: 0 });
@@ -151,6 +174,8 @@ export async function startTestApp(options: TestAppOptions = {}): Promise<TestAp
     services,
     clock,
     logs,
+    responseMismatches,
+    routes,
     async request(method, path, opts = {}) {
       const headers: Record<string, string> = { ...opts.headers };
       if (opts.key !== undefined) headers.authorization = `Bearer ${opts.key}`;
@@ -175,12 +200,17 @@ export async function startTestApp(options: TestAppOptions = {}): Promise<TestAp
       } catch {
         parsed = null;
       }
+      const index = responseMismatches.findIndex((m) => m.requestId === flat['x-request-id']);
+      const [mismatch] = index >= 0 ? responseMismatches.splice(index, 1) : [];
+      if (mismatch) throw new Error(describeMismatch(mismatch, text));
       return { status: res.statusCode, headers: flat, text, body: parsed };
     },
     async close() {
       await app.close();
       await Promise.all([...dispatchers.values()].map((d) => d.close()));
       await limiter.close();
+      const left = responseMismatches.splice(0);
+      if (left.length > 0) throw new Error(left.map((m) => describeMismatch(m, '')).join('\n'));
     },
   };
 }

@@ -2,15 +2,36 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { z } from 'zod';
 import { AppError } from '../errors/app-error.ts';
 import { isUuid } from '../ids.ts';
+import { apiResponses } from '../openapi/responses.ts';
+import { transcriptPendingSchema, transcriptSchema } from './transcripts.schema.ts';
 import { type FetchResult, restView, type TranscriptsService } from './transcripts.service.ts';
 
 const params = z.strictObject({
   id: z
     .string()
     .refine(isUuid, 'Must be a UUID.')
-    .transform((s) => s.toLowerCase()),
+    .transform((s) => s.toLowerCase())
+    .meta({ type: 'string', format: 'uuid' }),
 });
-const schema = { params, querystring: z.strictObject({}) };
+const transcriptResponses = apiResponses(
+  {
+    200: { description: 'The transcript (REST form), stored from now on.', schema: transcriptSchema },
+    202: {
+      description: 'Not ready: still settling upstream, or the call is not answered yet. Ask again later.',
+      schema: transcriptPendingSchema,
+    },
+  },
+  ['perm.denied', 'input.invalid', 'resource.not_found', 'transcript.not_found', 'carrier.unavailable'],
+);
+const schema = (operationId: string, summary: string, description: string) => ({
+  operationId,
+  summary,
+  description,
+  tags: ['Transcripts'],
+  params,
+  querystring: z.strictObject({}),
+  response: transcriptResponses,
+});
 
 /** Spec 3.2 as HTTP: stored 200, settling 202, provider down 502, no transcript 404. */
 function respond(result: FetchResult, what: string) {
@@ -56,11 +77,31 @@ export function registerTranscriptRoutes(app: FastifyInstance, transcripts: Tran
       return reply.code(status).send(body);
     };
   // Any call of the customer.
-  app.get('/calls/:id/transcript', { config: { scope: 'read_calls' }, schema }, handler('Call', false));
+  app.get(
+    '/calls/:id/transcript',
+    {
+      config: { scope: 'read_calls' },
+      schema: schema(
+        'getCallTranscript',
+        'Get a call transcript',
+        'Returned from the cache, or fetched from the voice provider and stored (spec 3.2). 202 while the ' +
+          'conversation settles (`call.transcript.ready` follows for subscribers); 404 `transcript.not_found` ' +
+          'when the call ended without a conversation.',
+      ),
+    },
+    handler('Call', false),
+  );
   // Only calls placed through POST /outbound-calls; any other call is a 404.
   app.get(
     '/outbound-calls/:id/transcript',
-    { config: { scope: 'read_analytics' }, schema },
+    {
+      config: { scope: 'read_analytics' },
+      schema: schema(
+        'getOutboundCallTranscript',
+        'Get an outbound call transcript',
+        'As GET /calls/{id}/transcript, for calls placed through POST /outbound-calls only (any other call is a 404).',
+      ),
+    },
     handler('Outbound call', true),
   );
 }

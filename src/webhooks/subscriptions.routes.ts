@@ -1,7 +1,16 @@
 import type { FastifyInstance } from 'fastify';
 import { z } from 'zod';
 import { AppError, invalidInput } from '../errors/app-error.ts';
+import { EVENT_TYPES } from '../events/events.table.ts';
 import type { Principal } from '../keys/authenticate.ts';
+import { apiResponses, POST_CODES } from '../openapi/responses.ts';
+import {
+  challengeSchema,
+  deletedSchema,
+  rotatedSecretSchema,
+  subscriptionSchema,
+  subscriptionsPageSchema,
+} from './subscriptions.schema.ts';
 import type { SubscriptionsService } from './subscriptions.service.ts';
 
 const MAX_CHALLENGE_LENGTH = 256;
@@ -10,7 +19,8 @@ const SUBSCRIPTION_ID_RE = /^sub_[0-9a-f]{24}$/;
 
 const subscriptionId = z
   .string()
-  .regex(SUBSCRIPTION_ID_RE, 'Must be a subscription id such as sub_0123456789abcdef01234567.');
+  .regex(SUBSCRIPTION_ID_RE, 'Must be a subscription id such as sub_0123456789abcdef01234567.')
+  .meta({ examples: ['sub_0123456789abcdef01234567'] });
 const intParam = (min: number, max: number) =>
   z
     .string()
@@ -19,10 +29,19 @@ const intParam = (min: number, max: number) =>
     .pipe(z.number().int().min(min).max(max));
 
 const createBody = z.strictObject({
-  url: z.string({ error: 'Required: the https URL to deliver to.' }),
-  events: z.array(z.string(), { error: 'Required: an array of event names.' }).max(10),
-  description: z.string().max(500).optional(),
+  url: z
+    .string({ error: 'Required: the https URL to deliver to.' })
+    .meta({ description: 'https:// URL on the public internet.', examples: ['https://example.com/hooks'] }),
+  events: z
+    .array(z.string(), { error: 'Required: an array of event names.' })
+    .max(10)
+    .meta({ description: `One or more of ${EVENT_TYPES.join(', ')}.`, examples: [['call.completed']] }),
+  description: z.string().max(500).optional().meta({ description: 'Your label for it.' }),
 });
+
+const tags = ['Webhook subscriptions'];
+const manage = ['perm.denied', 'input.invalid'] as const;
+const idPath = z.strictObject({ id: subscriptionId });
 
 const principal = (p: Principal | null): Principal => {
   if (!p) throw new AppError('internal.error', 'Route reached without a principal.');
@@ -35,7 +54,38 @@ export function registerSubscriptionRoutes(app: FastifyInstance, service: Subscr
     '/webhook-subscriptions',
     {
       config: { scope: 'manage_webhooks', challengeProbe: true },
-      schema: { querystring: z.strictObject({ challenge: z.string().optional() }), body: createBody },
+      schema: {
+        operationId: 'createWebhookSubscription',
+        summary: 'Subscribe to webhook events',
+        description:
+          'Idempotent on (url, set of events): a new subscription is 201 with its `secret` (shown once); the ' +
+          'same url and events again are 200 with the existing subscription and no secret. At most 25 per ' +
+          'customer (409). **Verification probe**: with `?challenge=<token>` no key is needed, nothing is ' +
+          'stored, and the answer is 202 `{"challenge": "<token>"}` (limited per source address: 429 ' +
+          '`rate.exceeded_ip`).',
+        tags,
+        querystring: z.strictObject({
+          challenge: z
+            .string()
+            .optional()
+            .meta({ description: 'Verification probe token: 1–256 printable ASCII characters.' }),
+        }),
+        body: createBody,
+        response: apiResponses(
+          {
+            200: {
+              description: 'Already subscribed: the existing subscription, without secret.',
+              schema: subscriptionSchema,
+            },
+            201: {
+              description: 'Subscribed: the new subscription with its `secret`.',
+              schema: subscriptionSchema,
+            },
+            202: { description: 'Verification probe: the challenge echoed.', schema: challengeSchema },
+          },
+          [...POST_CODES, ...manage, 'resource.conflict', 'rate.exceeded_ip'],
+        ),
+      },
       // The probe answers before the body is validated: it has no body to speak of.
       preValidation: async (request, reply) => {
         const { challenge } = (request.query ?? {}) as { challenge?: unknown };
@@ -70,10 +120,20 @@ export function registerSubscriptionRoutes(app: FastifyInstance, service: Subscr
     {
       config: { scope: 'manage_webhooks' },
       schema: {
+        operationId: 'listWebhookSubscriptions',
+        summary: 'List webhook subscriptions',
+        description: 'Live subscriptions, auto-disabled ones included (`is_active: false`), oldest first.',
+        tags,
         querystring: z.strictObject({
-          limit: intParam(1, 100).optional(),
-          page: intParam(0, 100_000).optional(),
+          limit: intParam(1, 100)
+            .optional()
+            .meta({ type: 'integer', minimum: 1, maximum: 100, description: 'Page size; default 25.' }),
+          page: intParam(0, 100_000).optional().meta({ type: 'integer', minimum: 0, maximum: 100_000 }),
         }),
+        response: apiResponses(
+          { 200: { description: 'One page of subscriptions.', schema: subscriptionsPageSchema } },
+          manage,
+        ),
       },
     },
     async (request) => {
@@ -85,7 +145,19 @@ export function registerSubscriptionRoutes(app: FastifyInstance, service: Subscr
 
   app.get(
     '/webhook-subscriptions/:id',
-    { config: { scope: 'manage_webhooks' }, schema: { params: z.strictObject({ id: subscriptionId }) } },
+    {
+      config: { scope: 'manage_webhooks' },
+      schema: {
+        operationId: 'getWebhookSubscription',
+        summary: 'Get a webhook subscription',
+        tags,
+        params: idPath,
+        response: apiResponses({ 200: { description: 'The subscription.', schema: subscriptionSchema } }, [
+          ...manage,
+          'resource.not_found',
+        ]),
+      },
+    },
     async (request) =>
       service.get(principal(request.principal).customerId, (request.params as { id: string }).id),
   );
@@ -94,23 +166,64 @@ export function registerSubscriptionRoutes(app: FastifyInstance, service: Subscr
     await service.unsubscribe(customerId, id);
     return { id, deleted: true };
   };
+  const deleted = apiResponses({ 200: { description: 'Unsubscribed.', schema: deletedSchema } }, [
+    ...manage,
+    'resource.not_found',
+  ]);
   app.delete(
     '/webhook-subscriptions/:id',
-    { config: { scope: 'manage_webhooks' }, schema: { params: z.strictObject({ id: subscriptionId }) } },
+    {
+      config: { scope: 'manage_webhooks' },
+      schema: {
+        operationId: 'deleteWebhookSubscription',
+        summary: 'Unsubscribe',
+        description: "Deleting again, or another customer's id, is 404.",
+        tags,
+        params: idPath,
+        response: deleted,
+      },
+    },
     async (request) =>
       unsubscribe(principal(request.principal).customerId, (request.params as { id: string }).id),
   );
   // Legacy form kept for v1 compatibility (spec 9.6).
   app.delete(
     '/webhook-subscriptions',
-    { config: { scope: 'manage_webhooks' }, schema: { querystring: z.strictObject({ id: subscriptionId }) } },
+    {
+      config: { scope: 'manage_webhooks' },
+      schema: {
+        operationId: 'deleteWebhookSubscriptionLegacy',
+        summary: 'Unsubscribe (legacy form)',
+        description: 'Same as DELETE /webhook-subscriptions/{id}, with the id as a query parameter.',
+        tags,
+        deprecated: true,
+        querystring: z.strictObject({ id: subscriptionId }),
+        response: deleted,
+      },
+    },
     async (request) =>
       unsubscribe(principal(request.principal).customerId, (request.query as { id: string }).id),
   );
 
   app.post(
     '/webhook-subscriptions/:id/rotate-secret',
-    { config: { scope: 'manage_webhooks' }, schema: { params: z.strictObject({ id: subscriptionId }) } },
+    {
+      config: { scope: 'manage_webhooks' },
+      schema: {
+        operationId: 'rotateWebhookSecret',
+        summary: 'Rotate the signing secret',
+        description:
+          'A new secret, shown once. Until `previous_secret_expires_at` (24 h) deliveries carry both ' +
+          '`X-Svc-Signature-256` (new secret) and `X-Svc-Signature-256-Previous` (old secret).',
+        tags,
+        params: idPath,
+        response: apiResponses({ 200: { description: 'The new secret.', schema: rotatedSecretSchema } }, [
+          ...POST_CODES,
+          ...manage,
+          'resource.not_found',
+        ]),
+      },
+    },
     async (request) =>
       service.rotateSecret(principal(request.principal).customerId, (request.params as { id: string }).id),
   );

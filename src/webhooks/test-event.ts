@@ -60,7 +60,7 @@ export function sampleData(type: EventType, at: Date): Record<string, unknown> {
         { role: 'assistant', text: 'Hello, how can I help?', ts: started },
         { role: 'user', text: 'This is a test.', ts: ended },
       ],
-      plain_text: 'assistant: Hello, how can I help?\nuser: This is a test.',
+      plain_text: 'Assistant: Hello, how can I help?\nCaller: This is a test.',
     },
     truncated: false,
   };

@@ -1,0 +1,207 @@
+/**
+ * The API reference as one server-rendered HTML page, made from the OpenAPI document itself: no CDN, no
+ * script, nothing to keep in step by hand. Every string from the document is escaped.
+ */
+
+type Json = Record<string, unknown>;
+const isObject = (v: unknown): v is Json => typeof v === 'object' && v !== null && !Array.isArray(v);
+const str = (v: unknown): string => (typeof v === 'string' ? v : '');
+const METHODS = ['get', 'post', 'put', 'patch', 'delete'];
+
+export const escapeHtml = (s: string): string =>
+  s.replace(
+    /[&<>"']/g,
+    (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[c] ?? c,
+  );
+
+/** The little Markdown the document uses: paragraphs, `- ` lists, `code`, **bold**. */
+export function markdown(text: string): string {
+  const inline = (s: string) =>
+    escapeHtml(s)
+      .replace(/`([^`]+)`/g, '<code>$1</code>')
+      .replace(/\*\*([^*]+)\*\*/g, '<strong>$1</strong>');
+  return text
+    .split(/\n\s*\n/)
+    .map((block) => {
+      const lines = block.split('\n');
+      if (lines.every((l, i) => l.startsWith('- ') || (i > 0 && l.startsWith('  ')))) {
+        const items = block
+          .split(/\n(?=- )/)
+          .map((item) => `<li>${inline(item.slice(2).replace(/\n\s+/g, ' '))}</li>`);
+        return `<ul>${items.join('')}</ul>`;
+      }
+      return `<p>${inline(block.replace(/\n/g, ' '))}</p>`;
+    })
+    .join('\n');
+}
+
+const anchor = (s: string) => s.replace(/[^A-Za-z0-9_-]+/g, '-');
+
+/** A short, linked type label for a JSON schema: `Call[]`, `string | null`, `"queued"`. */
+export function typeLabel(schema: unknown): string {
+  if (!isObject(schema)) return 'any';
+  if (typeof schema.$ref === 'string') {
+    const name = schema.$ref.split('/').pop() ?? '';
+    return `<a href="#schema-${anchor(name)}">${escapeHtml(name)}</a>`;
+  }
+  if (Array.isArray(schema.allOf)) {
+    // `Problem` narrowed to some codes reads as `Problem`; the response's description lists the codes.
+    const named = schema.allOf.filter((s) => isObject(s) && typeof s.$ref === 'string');
+    return (named.length > 0 ? named : schema.allOf).map(typeLabel).join(' &amp; ');
+  }
+  if (Array.isArray(schema.anyOf)) return schema.anyOf.map(typeLabel).join(' | ');
+  if (Array.isArray(schema.oneOf)) return schema.oneOf.map(typeLabel).join(' | ');
+  if ('const' in schema) return `<code>${escapeHtml(JSON.stringify(schema.const))}</code>`;
+  if (Array.isArray(schema.enum))
+    return schema.enum.map((v) => `<code>${escapeHtml(JSON.stringify(v))}</code>`).join(' | ');
+  const types = Array.isArray(schema.type)
+    ? schema.type.map(String)
+    : schema.type
+      ? [String(schema.type)]
+      : [];
+  const labels = types.map((t) => {
+    if (t === 'array') return `${typeLabel(schema.items)}[]`;
+    if (t === 'object' && isObject(schema.additionalProperties) && !isObject(schema.properties))
+      return `map of ${typeLabel(schema.additionalProperties)}`;
+    const format = typeof schema.format === 'string' ? ` (${escapeHtml(schema.format)})` : '';
+    return `${escapeHtml(t)}${format}`;
+  });
+  return labels.length > 0 ? labels.join(' | ') : 'any';
+}
+
+function propertiesTable(schema: unknown): string {
+  if (!isObject(schema) || !isObject(schema.properties)) return '';
+  const required = new Set(Array.isArray(schema.required) ? schema.required.map(String) : []);
+  const rows = Object.entries(schema.properties).map(([name, prop]) => {
+    const p = isObject(prop) ? prop : {};
+    const nested = isObject(p.properties)
+      ? propertiesTable(p)
+      : isObject(p.items)
+        ? propertiesTable(p.items)
+        : '';
+    return `<tr><td><code>${escapeHtml(name)}</code>${required.has(name) ? '' : ' <small>optional</small>'}</td><td>${typeLabel(p)}</td><td>${markdown(str(p.description))}${nested}</td></tr>`;
+  });
+  return `<table><thead><tr><th>Field</th><th>Type</th><th>Description</th></tr></thead><tbody>${rows.join('')}</tbody></table>`;
+}
+
+function parametersTable(parameters: unknown): string {
+  if (!Array.isArray(parameters) || parameters.length === 0) return '';
+  const rows = parameters.filter(isObject).map((p) => {
+    const schema = isObject(p.schema) ? p.schema : {};
+    const limits = ['minimum', 'maximum', 'default', 'maxLength', 'pattern']
+      .filter((k) => k in schema)
+      .map((k) => `${k} ${escapeHtml(JSON.stringify(schema[k]))}`)
+      .join(', ');
+    return `<tr><td><code>${escapeHtml(str(p.name))}</code> <small>${escapeHtml(str(p.in))}${p.required ? ', required' : ''}</small></td><td>${typeLabel(schema)}${limits ? `<br><small>${limits}</small>` : ''}</td><td>${markdown(str(p.description))}</td></tr>`;
+  });
+  return `<h4>Parameters</h4><table><thead><tr><th>Name</th><th>Type</th><th>Description</th></tr></thead><tbody>${rows.join('')}</tbody></table>`;
+}
+
+function body(content: unknown): string {
+  if (!isObject(content)) return '';
+  return Object.entries(content)
+    .map(([type, media]) => {
+      const schema = isObject(media) ? media.schema : undefined;
+      return `<p><small>${escapeHtml(type)}</small> ${typeLabel(schema)}</p>${isObject(schema) && !schema.$ref ? propertiesTable(schema) : ''}`;
+    })
+    .join('');
+}
+
+function responsesTable(responses: unknown): string {
+  if (!isObject(responses)) return '';
+  const rows = Object.entries(responses).map(([status, r]) => {
+    const response = isObject(r) ? r : {};
+    const content = isObject(response.content) ? response.content : {};
+    const types = Object.values(content)
+      .map((m) => (isObject(m) ? typeLabel(m.schema) : ''))
+      .join(', ');
+    return `<tr><td class="status s${escapeHtml(status[0] ?? '')}">${escapeHtml(status)}</td><td>${types}</td><td>${markdown(str(response.description))}</td></tr>`;
+  });
+  return `<h4>Responses</h4><table><thead><tr><th>Status</th><th>Body</th><th>Meaning</th></tr></thead><tbody>${rows.join('')}</tbody></table>`;
+}
+
+function operation(method: string, path: string, op: Json, idPrefix: string): string {
+  const id = anchor(`${idPrefix}${str(op.operationId) || `${method}-${path}`}`);
+  const requestBody = isObject(op.requestBody) ? op.requestBody : null;
+  return `<section class="op" id="${id}">
+<h3><span class="method m-${escapeHtml(method)}">${escapeHtml(method.toUpperCase())}</span> <code>${escapeHtml(path)}</code> ${op.deprecated ? '<small>deprecated</small>' : ''}</h3>
+<p class="summary">${escapeHtml(str(op.summary))}</p>
+${markdown(str(op.description))}
+${parametersTable(op.parameters)}
+${requestBody ? `<h4>Request body</h4>${body(requestBody.content)}` : ''}
+${responsesTable(op.responses)}
+</section>`;
+}
+
+/** The whole page. `documentUrl` is linked for tools (and for `npm run sdk:generate`). */
+export function renderReference(doc: Json, documentUrl: string): string {
+  const info = isObject(doc.info) ? doc.info : {};
+  const servers = Array.isArray(doc.servers) ? doc.servers.filter(isObject) : [];
+  const base = str(servers[0]?.url);
+  const tags = (Array.isArray(doc.tags) ? doc.tags : []).filter(isObject);
+  const ops: { tag: string; html: string; link: string }[] = [];
+  for (const [path, item] of Object.entries(isObject(doc.paths) ? doc.paths : {})) {
+    if (!isObject(item)) continue;
+    for (const method of METHODS) {
+      const op = item[method];
+      if (!isObject(op)) continue;
+      const tag = Array.isArray(op.tags) ? String(op.tags[0]) : 'Other';
+      ops.push({
+        tag,
+        html: operation(method, `${base}${path}`, op, ''),
+        link: `<a href="#${anchor(str(op.operationId))}"><span class="method m-${method}">${method.toUpperCase()}</span> ${escapeHtml(path)}</a>`,
+      });
+    }
+  }
+  const webhooks = Object.entries(isObject(doc.webhooks) ? doc.webhooks : {}).flatMap(([name, item]) =>
+    isObject(item) && isObject(item.post) ? [operation('post', name, item.post, 'event-')] : [],
+  );
+  const schemas = Object.entries(
+    isObject(doc.components) && isObject(doc.components.schemas) ? doc.components.schemas : {},
+  ).map(
+    ([name, schema]) =>
+      `<section class="schema" id="schema-${anchor(name)}"><h3>${escapeHtml(name)}</h3>${markdown(str(isObject(schema) ? schema.description : ''))}${propertiesTable(schema) || `<p>${typeLabel(schema)}</p>`}</section>`,
+  );
+  const nav = tags
+    .map((t) => {
+      const links = ops.filter((o) => o.tag === t.name).map((o) => `<li>${o.link}</li>`);
+      return links.length ? `<h2>${escapeHtml(str(t.name))}</h2><ul>${links.join('')}</ul>` : '';
+    })
+    .join('');
+  const sections = tags
+    .map((t) => {
+      const html = ops.filter((o) => o.tag === t.name).map((o) => o.html);
+      return html.length
+        ? `<section class="tag"><h2 id="tag-${anchor(str(t.name))}">${escapeHtml(str(t.name))}</h2>${markdown(str(t.description))}${html.join('')}</section>`
+        : '';
+    })
+    .join('');
+  return `<!doctype html>
+<html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">
+<title>${escapeHtml(str(info.title))} reference</title><link rel="stylesheet" href="/docs/reference.css"></head>
+<body><nav><p><strong>${escapeHtml(str(info.title))}</strong> <small>v${escapeHtml(str(info.version))}</small></p>
+<p><a href="${escapeHtml(documentUrl)}">openapi.json</a></p>${nav}<h2>Webhooks</h2><ul>${Object.keys(
+    isObject(doc.webhooks) ? doc.webhooks : {},
+  )
+    .map((n) => `<li><a href="#event-webhook_${anchor(n.replaceAll('.', '_'))}">${escapeHtml(n)}</a></li>`)
+    .join('')}</ul><h2><a href="#schemas">Schemas</a></h2></nav>
+<main><h1>${escapeHtml(str(info.title))}</h1>${markdown(str(info.description))}
+<p>Base URL: <code>${escapeHtml(base)}</code> on this server. Machine-readable: <a href="${escapeHtml(documentUrl)}"><code>${escapeHtml(documentUrl)}</code></a> (OpenAPI ${escapeHtml(str(doc.openapi))}).</p>
+${sections}
+<section class="tag"><h2 id="webhooks">Webhooks</h2><p>Sent by this service to your subscription URL.</p>${webhooks.join('')}</section>
+<section class="tag"><h2 id="schemas">Schemas</h2>${schemas.join('')}</section></main></body></html>`;
+}
+
+export const REFERENCE_CSS = `*{box-sizing:border-box}body{margin:0;font:15px/1.5 system-ui,sans-serif;color:#1d2430;display:flex}
+nav{position:sticky;top:0;height:100vh;overflow:auto;width:290px;flex:none;padding:1rem;background:#f4f6f9;border-right:1px solid #dde2ea;font-size:13px}
+nav h2{font-size:12px;text-transform:uppercase;letter-spacing:.05em;color:#5a6577;margin:1.2rem 0 .3rem}
+nav ul{list-style:none;margin:0;padding:0}nav li a{display:block;padding:2px 0;color:#1d2430;text-decoration:none}
+main{padding:1.5rem 2.5rem;max-width:1000px;min-width:0}h1{margin-top:0}.tag>h2{border-bottom:2px solid #dde2ea;padding-bottom:.3rem;margin-top:2.5rem}
+.op,.schema{border:1px solid #dde2ea;border-radius:6px;padding:.2rem 1rem 1rem;margin:1rem 0}.op h3{font-size:16px}
+.summary{font-weight:600}table{border-collapse:collapse;width:100%;margin:.5rem 0;font-size:14px}
+th,td{border:1px solid #dde2ea;padding:4px 8px;text-align:left;vertical-align:top}th{background:#f4f6f9}td p{margin:0}
+code{font:13px ui-monospace,monospace;background:#f1f3f6;padding:0 3px;border-radius:3px}
+.method{display:inline-block;min-width:3.6em;font:700 11px ui-monospace,monospace;padding:2px 4px;border-radius:3px;color:#fff;background:#5a6577;text-align:center}
+.m-get{background:#2466b8}.m-post{background:#1f8a4c}.m-delete{background:#b8322a}
+.status{font-weight:700}.s2{color:#1f8a4c}.s4{color:#a05a00}.s5{color:#b8322a}
+@media (max-width:800px){body{display:block}nav{position:static;height:auto;width:auto}main{padding:1rem}}`;

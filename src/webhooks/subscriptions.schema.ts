@@ -1,0 +1,122 @@
+import { z } from 'zod';
+import { EVENT_TYPES } from '../events/events.table.ts';
+import { sameShape } from '../openapi/responses.ts';
+import type { SubscriptionView } from './subscriptions.service.ts';
+import type { WebhookEventsService } from './webhook-events.service.ts';
+
+const instant = z.string().meta({ format: 'date-time' });
+const eventNames = z.array(z.string()).meta({
+  description: `Subscribed event names: ${EVENT_TYPES.join(', ')}.`,
+  examples: [['call.completed']],
+});
+
+const subscriptionFields = {
+  id: z.string().meta({ description: 'Prefixed `sub_`.', examples: ['sub_0123456789abcdef01234567'] }),
+  url: z.url(),
+  events: eventNames,
+  description: z.string(),
+  is_active: z
+    .boolean()
+    .meta({ description: 'False once auto-disabled (10 consecutive failures or 410 Gone).' }),
+  created_at: instant,
+  consecutive_failures: z.number().int(),
+  disabled_reason: z.string().nullable(),
+};
+
+/** Spec 2.8; `secret` only in the 201 of a new subscription. */
+export const subscriptionSchema = z
+  .object({
+    ...subscriptionFields,
+    secret: z
+      .string()
+      .optional()
+      .meta({ description: 'Prefixed `whsec_`. Returned only on creation (201), never again.' }),
+  })
+  .meta({
+    id: 'WebhookSubscription',
+    examples: [
+      {
+        id: 'sub_0123456789abcdef01234567',
+        url: 'https://example.com/hooks',
+        events: ['call.completed', 'call.transcript.ready'],
+        description: 'CRM',
+        is_active: true,
+        created_at: '2026-11-21T10:00:00.000Z',
+        consecutive_failures: 0,
+        disabled_reason: null,
+        secret: 'whsec_Q2hvb3NlIGEgbG9uZyByYW5kb20gc2VjcmV0IGhlcmU',
+      },
+    ],
+  });
+sameShape<SubscriptionView, z.output<typeof subscriptionSchema>>();
+
+export const subscriptionsPageSchema = z
+  .object({
+    data: z.array(subscriptionSchema),
+    has_more: z.boolean().meta({ description: 'True when `page + 1` has more.' }),
+  })
+  .meta({ id: 'WebhookSubscriptionsPage' });
+
+export const rotatedSecretSchema = z
+  .object({
+    ...subscriptionFields,
+    secret: z.string().meta({ description: 'The new secret, shown this once.' }),
+    previous_secret_expires_at: instant.meta({
+      description:
+        'Until then deliveries also carry X-Svc-Signature-256-Previous, signed with the old secret.',
+    }),
+  })
+  .meta({ id: 'RotatedWebhookSecret' });
+
+export const deletedSchema = z.object({ id: z.string(), deleted: z.literal(true) }).meta({ id: 'Deleted' });
+
+export const challengeSchema = z
+  .object({ challenge: z.string().meta({ description: 'The `challenge` query parameter, echoed.' }) })
+  .meta({ id: 'Challenge' });
+
+export const scheduledSchema = z
+  .object({ scheduled: z.number().int().meta({ description: 'Deliveries queued.' }) })
+  .meta({ id: 'RedeliveryScheduled' });
+
+/** GET /webhook-events 200: the envelope as delivered, plus its deliveries and every attempt. */
+export const webhookEventsPageSchema = z
+  .object({
+    data: z.array(
+      z.object({
+        id: z.uuid().meta({ description: 'Event id; same as X-Svc-Event-Id.' }),
+        event: z.enum(EVENT_TYPES),
+        timestamp: instant,
+        sequence: z.number().int(),
+        data: z
+          .record(z.string(), z.unknown())
+          .meta({ description: 'As delivered; see the `webhooks` section.' }),
+        call_id: z.uuid().nullable(),
+        deliveries: z.array(
+          z.object({
+            id: z.uuid(),
+            subscription_id: z.string(),
+            status: z.enum(['pending', 'delivered', 'failed']),
+            attempts: z.number().int(),
+            next_attempt_at: instant.nullable(),
+            delivered_at: instant.nullable(),
+            attempt_log: z.array(
+              z.object({
+                at: instant,
+                status_code: z.number().int().nullable(),
+                latency_ms: z.number().int(),
+                error: z.string().nullable(),
+              }),
+            ),
+          }),
+        ),
+      }),
+    ),
+    next_cursor: z.string().nullable(),
+  })
+  .meta({ id: 'WebhookEventsPage' });
+type ListedEvent = Awaited<ReturnType<WebhookEventsService['list']>>['data'][number];
+// `data` is stored as `unknown` (JSON); every event's data is an object.
+sameShape<
+  Omit<ListedEvent, 'data'>,
+  Omit<z.output<typeof webhookEventsPageSchema>['data'][number], 'data'>
+>();
