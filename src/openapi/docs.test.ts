@@ -32,7 +32,7 @@ describe('developer documentation', () => {
         if (!target || /^(https?:|mailto:|#)/.test(target)) continue;
         const resolved = path.join(ROOT, path.dirname(file), target.split('#')[0] ?? '');
         // The shared spec lives beside the repository, not in it (CI checks it out there; a bare clone has none).
-        if (!resolved.startsWith(`${ROOT}${path.sep}`)) continue;
+        if (!resolved.startsWith(`${path.resolve(ROOT)}${path.sep}`)) continue;
         assert.ok(existsSync(resolved), `${file} links to ${target}, which exists`);
       }
     }
