@@ -11,7 +11,7 @@ import { createKeyHasher } from './keys/key-hash.ts';
 import { createMetrics, type Metrics } from './ops/metrics.ts';
 import type { RateLimiter } from './rate-limit/interface.ts';
 import { createMemoryLimiter } from './rate-limit/memory.ts';
-import { createRedisLimiter } from './rate-limit/redis.ts';
+import { createRedisLimiter, REDIS_CLIENT_OPTIONS } from './rate-limit/redis.ts';
 import { loadServerSecret } from './server-secret.ts';
 import { createServices, type Services } from './services.ts';
 import { createSigner } from './signer.ts';
@@ -43,13 +43,7 @@ export async function openRuntime(config: Config, clock: Clock, logger: Logger):
     const serverSecret = loadServerSecret(config.serverSecret, config.dataDir);
     const hasher = createKeyHasher(serverSecret);
     const secretBox = createSecretBox(serverSecret);
-    const redis = config.redisUrl
-      ? new Redis(config.redisUrl, {
-          enableOfflineQueue: false,
-          maxRetriesPerRequest: 1,
-          connectTimeout: 2_000,
-        })
-      : null;
+    const redis = config.redisUrl ? new Redis(config.redisUrl, REDIS_CLIENT_OPTIONS) : null;
     // Errors surface on each command (and the limiter falls back); the event only needs a listener.
     redis?.on('error', () => {});
     const limiter = redis ? createRedisLimiter(redis, createMemoryLimiter(), logger) : createMemoryLimiter();

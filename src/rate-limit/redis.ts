@@ -1,4 +1,4 @@
-import type { Redis } from 'ioredis';
+import type { Redis, RedisOptions } from 'ioredis';
 import type { Logger } from 'pino';
 import type { Bucket, BucketState, HitResult, RateLimiter } from './interface.ts';
 import { WINDOW_MS } from './interface.ts';
@@ -33,6 +33,21 @@ end
 return out
 `;
 
+/**
+ * How the service talks to Redis: fail fast rather than queue. `commandTimeout` matters most: a Redis that
+ * stops answering without closing the connection (a partition, a frozen server) would otherwise hold every
+ * request that counts against a window, forever.
+ */
+export const REDIS_CLIENT_OPTIONS: RedisOptions = {
+  enableOfflineQueue: false,
+  maxRetriesPerRequest: 1,
+  connectTimeout: 2_000,
+  commandTimeout: 500,
+};
+
+/** After Redis fails, requests go straight to the fallback this long before Redis is tried again. */
+export const REDIS_RETRY_AFTER_MS = 5_000;
+
 type SlidingRedis = Redis & {
   slidingWindow(keyCount: number, ...args: (string | number)[]): Promise<(number | string)[]>;
 };
@@ -51,9 +66,13 @@ export function createRedisLimiter(
   redis.defineCommand('slidingWindow', { lua: SCRIPT });
   const client = redis as SlidingRedis;
   let lastWarning = 0;
+  // While Redis is failing, each request would otherwise wait for its own timeout before falling back.
+  let skipUntil = 0;
+  const available = () => Date.now() >= skipUntil;
 
   function warn(error: unknown) {
     const now = Date.now();
+    skipUntil = now + REDIS_RETRY_AFTER_MS;
     if (now - lastWarning > 10_000) {
       lastWarning = now;
       logger.warn({ err: error }, 'Redis unreachable: rate limits fall back to this instance alone');
@@ -86,6 +105,7 @@ export function createRedisLimiter(
 
   return {
     async hit(buckets, now, requestId): Promise<HitResult> {
+      if (!available()) return fallback.hit(buckets, now, requestId);
       try {
         const { allowed, states } = await run(buckets, now.getTime(), requestId);
         if (allowed) return { allowed, states, blockedIndex: -1 };
@@ -104,6 +124,7 @@ export function createRedisLimiter(
       }
     },
     async peek(bucket, now) {
+      if (!available()) return fallback.peek(bucket, now);
       try {
         const { states } = await run([bucket], now.getTime(), '');
         return states[0] ?? fallback.peek(bucket, now);

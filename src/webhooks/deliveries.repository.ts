@@ -7,30 +7,57 @@ export const AUTO_DISABLE_AFTER = 10;
 /**
  * Claims due deliveries of active subscriptions with a lease. `skip locked` lets any number of workers
  * claim side by side without taking the same row; a crashed worker's lease simply runs out.
+ *
+ * No subscription gets more than `perSubscription` deliveries in flight, counting those the caller already
+ * has (`inFlight`): a burst to one slow receiver must not take every slot and hold up everyone else's.
+ * Subscriptions at their share are left out; among the oldest due deliveries of the others, each
+ * subscription's first ones are taken, oldest first.
  */
 export async function claimDue(
   db: Database,
   now: Date,
   limit: number,
   leaseMs: number,
-  skipSubscriptions: string[],
+  inFlight: ReadonlyMap<string, number> = new Map(),
+  perSubscription = limit,
 ): Promise<DeliveryRow[]> {
   const leasedUntil = new Date(now.getTime() + leaseMs);
+  const busy = [...inFlight].filter(([, n]) => n > 0);
+  const saturated = busy.filter(([, n]) => n >= perSubscription).map(([id]) => id);
   const { rows } = await sql<DeliveryRow>`
     update webhook_deliveries d
     set leased_until = ${leasedUntil}, attempts = d.attempts + 1
     from (
-      select d2.id
-      from webhook_deliveries d2
-      join webhook_subscriptions s on s.id = d2.subscription_id
-      where d2.status = 'pending'
-        and d2.next_attempt_at <= ${now}
-        and (d2.leased_until is null or d2.leased_until <= ${now})
-        and s.is_active and s.deleted_at is null
-        and not (d2.subscription_id = any (${skipSubscriptions}::text[]))
-      order by d2.next_attempt_at
-      limit ${limit}
-      for update of d2 skip locked
+      select d3.id
+      from webhook_deliveries d3
+      where d3.id in (
+        select c.id
+        from (
+          select d2.id, d2.next_attempt_at,
+            row_number() over (partition by d2.subscription_id order by d2.next_attempt_at, d2.id)
+              + coalesce(f.n, 0) as slot
+          from (
+            select d1.id, d1.subscription_id, d1.next_attempt_at
+            from webhook_deliveries d1
+            join webhook_subscriptions s on s.id = d1.subscription_id
+            where d1.status = 'pending'
+              and d1.next_attempt_at <= ${now}
+              and (d1.leased_until is null or d1.leased_until <= ${now})
+              and s.is_active and s.deleted_at is null
+              and not (d1.subscription_id = any (${saturated}::text[]))
+            order by d1.next_attempt_at
+            limit ${limit * 4}
+          ) d2
+          left join unnest(${busy.map(([id]) => id)}::text[], ${busy.map(([, n]) => n)}::int[]) as f(sub, n)
+            on f.sub = d2.subscription_id
+        ) c
+        where c.slot <= ${perSubscription}
+        order by c.next_attempt_at
+        limit ${limit}
+      )
+        and d3.status = 'pending'
+        and (d3.leased_until is null or d3.leased_until <= ${now})
+      for update skip locked
     ) claimed
     where d.id = claimed.id
     returning d.*`.execute(db);
@@ -79,10 +106,13 @@ export async function markDelivered(
       })
       .where('id', '=', delivery.id)
       .execute();
+    // Only when there is a count to reset: an unconditional update would take the subscription's row lock
+    // on every success and serialize all of a subscription's deliveries behind one another's commits.
     await tx
       .updateTable('webhook_subscriptions')
       .set({ consecutive_failures: 0 })
       .where('id', '=', delivery.subscription_id)
+      .where('consecutive_failures', '>', 0)
       .execute();
   });
 }

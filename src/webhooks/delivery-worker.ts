@@ -105,8 +105,7 @@ export function createDeliveryWorker(o: DeliveryWorkerOptions): DeliveryWorker {
   async function fill(): Promise<number> {
     const free = o.concurrency - running.size;
     if (free <= 0) return 0;
-    const saturated = [...inFlight].filter(([, n]) => n >= o.perSubscription).map(([id]) => id);
-    const claimed = await repo.claimDue(o.db, o.clock.now(), free, o.leaseMs, saturated);
+    const claimed = await repo.claimDue(o.db, o.clock.now(), free, o.leaseMs, inFlight, o.perSubscription);
     if (claimed.length === 0) return 0;
     const loaded = await repo.loadForSending(o.db, claimed);
     for (const d of claimed) launch(d, loaded);

@@ -1,0 +1,80 @@
+import assert from 'node:assert/strict';
+import { after, before, describe, it } from 'node:test';
+import { createSecretBox } from '../crypto/secret-box.ts';
+import { createLogger } from '../logger.ts';
+import { type Receiver, startReceiver } from '../testing/receiver.ts';
+import { newCustomer, startTestApp, type TestApp } from '../testing/test-app.ts';
+import { createDeliveryWorker } from './delivery-worker.ts';
+import { createWebhookSender } from './http-sender.ts';
+import { callFor, emitEvent } from './webhook-fixtures.ts';
+
+const SERVER_SECRET = 'per-subscription-secret-0123456789abcdef';
+
+describe('one slow receiver holds only its share of a worker', () => {
+  let t: TestApp;
+  let slow: Receiver;
+  let fast: Receiver;
+  before(async () => {
+    t = await startTestApp({ serverSecret: SERVER_SECRET });
+    slow = await startReceiver();
+    // Never answers while the test runs; closing the receiver ends the held requests.
+    slow.reply = () => ({ status: 200, hangMs: 600_000 });
+    fast = await startReceiver();
+  });
+  after(async () => {
+    await fast.close();
+    await t.close();
+  });
+
+  async function subscribe(key: string, url: string) {
+    const res = await t.request('POST', '/api/v1/webhook-subscriptions', {
+      key,
+      body: { url, events: ['call.completed'] },
+    });
+    assert.equal(res.status, 201, res.text);
+  }
+
+  it('a burst to a hanging receiver, due first, fills at most perSubscription slots; the rest flow', async () => {
+    const a = await newCustomer(t);
+    const b = await newCustomer(t);
+    await subscribe(a.key, `${slow.url}/a`);
+    await subscribe(b.key, `${fast.url}/b`);
+    const slowCall = await callFor(t, a.customerId);
+    const fastCall = await callFor(t, b.customerId, 2);
+    // The slow subscription's deliveries are all due before the fast one's, so a claim takes them first.
+    for (let i = 0; i < 20; i++) await emitEvent(t, a.customerId, slowCall.callId);
+    t.clock.advance(1);
+    for (let i = 0; i < 5; i++) await emitEvent(t, b.customerId, fastCall.callId);
+
+    const sender = createWebhookSender({ timeoutMs: 600_000, allowHttp: true, allowPrivateTargets: true });
+    const worker = createDeliveryWorker({
+      db: t.db,
+      clock: t.clock,
+      sender,
+      secretBox: createSecretBox(SERVER_SECRET),
+      logger: createLogger('silent'),
+      concurrency: 10,
+      perSubscription: 2,
+      leaseMs: 600_000,
+      pollMs: 20,
+    });
+    worker.start();
+    try {
+      const deadline = Date.now() + 30_000;
+      while (fast.received.length < 5 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 20));
+      assert.equal(fast.received.length, 5, 'the other subscription is not held up');
+      assert.equal(slow.received.length, 2, 'the hanging receiver holds exactly its two slots');
+      const rows = await t.db
+        .selectFrom('webhook_deliveries')
+        .select(['attempts', 'leased_until'])
+        .where('customer_id', '=', a.customerId)
+        .execute();
+      assert.equal(rows.filter((r) => r.attempts > 0).length, 2, 'only the two sent were claimed');
+      assert.equal(rows.filter((r) => r.leased_until !== null).length, 2, 'and only they hold a lease');
+    } finally {
+      await slow.close();
+      await worker.stop();
+      await sender.close();
+    }
+  });
+});
