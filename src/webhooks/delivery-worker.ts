@@ -2,10 +2,11 @@ import type { Logger } from 'pino';
 import type { Clock } from '../clock.ts';
 import type { SecretBox } from '../crypto/secret-box.ts';
 import type { Database } from '../db/database.ts';
+import type { EventType } from '../events/events.table.ts';
 import * as repo from './deliveries.repository.ts';
 import { deliveryHeaders } from './delivery-headers.ts';
 import { envelopeOf } from './envelope.ts';
-import type { WebhookSender } from './http-sender.ts';
+import type { SendResult, WebhookSender } from './http-sender.ts';
 import { nextAttemptDelayMs } from './retry-schedule.ts';
 import type { DeliveryRow } from './webhooks.table.ts';
 
@@ -51,14 +52,17 @@ export function createDeliveryWorker(o: DeliveryWorkerOptions): DeliveryWorker {
     const sub = loaded.subscriptions.get(delivery.subscription_id);
     if (!event || !sub) return;
     const body = JSON.stringify(envelopeOf(event));
-    const headers = deliveryHeaders(sub, o.secretBox, {
-      eventType: event.type,
-      eventId: event.id,
-      deliveryId: delivery.id,
-      body,
-      now: o.clock.now(),
-    });
-    const result = await o.sender.send(sub.url, headers, body);
+    const result = await signedHeaders(sub, event, delivery.id, body).then(
+      (headers) => o.sender.send(sub.url, headers, body),
+      // A secret that no longer decrypts (the server secret changed) is a failed attempt like any other:
+      // it is retried, counted, and disables the subscription at the limit instead of looping forever.
+      (): SendResult => ({
+        ok: false,
+        statusCode: null,
+        error: 'signing secret could not be decrypted',
+        latencyMs: 0,
+      }),
+    );
     const at = o.clock.now();
     await repo.recordAttempt(o.db, {
       deliveryId: delivery.id,
@@ -84,6 +88,21 @@ export function createDeliveryWorker(o: DeliveryWorkerOptions): DeliveryWorker {
     if (disabled)
       o.logger.warn({ subscription_id: sub.id, reason: result.error }, 'webhook subscription disabled');
     o.onAttempt?.({ ok: false, disabled });
+  }
+
+  async function signedHeaders(
+    sub: Parameters<typeof deliveryHeaders>[0],
+    event: { type: EventType; id: string },
+    deliveryId: string,
+    body: string,
+  ): Promise<Record<string, string>> {
+    return deliveryHeaders(sub, o.secretBox, {
+      eventType: event.type,
+      eventId: event.id,
+      deliveryId,
+      body,
+      now: o.clock.now(),
+    });
   }
 
   function launch(delivery: DeliveryRow, loaded: Awaited<ReturnType<typeof repo.loadForSending>>) {

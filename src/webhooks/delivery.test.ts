@@ -308,3 +308,40 @@ describe('SSRF guard at delivery time', () => {
     }
   });
 });
+
+describe('a subscription secret that no longer decrypts', () => {
+  it('is a failed attempt, counted toward auto-disable, not an endless retry', async () => {
+    const t = await startTestApp({ serverSecret: SERVER_SECRET });
+    const receiver = await startReceiver();
+    // A worker keyed with another server secret cannot open the stored secrets.
+    const { worker, close } = testWorker(t, 'another-server-secret-0123456789abcdef');
+    try {
+      const c = await newCustomer(t);
+      const res = await t.request('POST', '/api/v1/webhook-subscriptions', {
+        key: c.key,
+        body: { url: `${receiver.url}/x`, events: ['call.completed'] },
+      });
+      const { callId } = await callFor(t, c.customerId);
+      await emitEvent(t, c.customerId, callId);
+      await worker.drain();
+      const row = await t.db
+        .selectFrom('webhook_subscriptions')
+        .selectAll()
+        .where('id', '=', res.body.id)
+        .executeTakeFirstOrThrow();
+      assert.equal(row.consecutive_failures, 1);
+      const delivery = await t.db
+        .selectFrom('webhook_deliveries')
+        .selectAll()
+        .where('subscription_id', '=', res.body.id)
+        .executeTakeFirstOrThrow();
+      assert.equal(delivery.last_error, 'signing secret could not be decrypted');
+      assert.equal(delivery.next_attempt_at.getTime(), t.clock.now().getTime() + 10_000);
+      assert.equal(receiver.received.length, 0, 'nothing unsigned was sent');
+    } finally {
+      await close();
+      await receiver.close();
+      await t.close();
+    }
+  });
+});
