@@ -73,9 +73,14 @@ describe('GET /calls validation: 422 input.invalid, one issue per problem', () =
   });
 
   it('GET /calls/{id} refuses unknown query parameters too', async () => {
-    const res = await t.request('GET', '/api/v1/calls/6f1c1b5e-0000-4000-8000-000000000000?expand=all', { key });
+    const res = await t.request('GET', '/api/v1/calls/6f1c1b5e-0000-4000-8000-000000000000?expand=all', {
+      key,
+    });
     assert.equal(res.status, 422);
-    assert.deepEqual(res.body.issues.map((i: Issue) => i.path), [['query', 'expand']]);
+    assert.deepEqual(
+      res.body.issues.map((i: Issue) => i.path),
+      [['query', 'expand']],
+    );
   });
 
   it('reports every problem of one request at once', async () => {
