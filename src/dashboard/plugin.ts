@@ -128,10 +128,12 @@ export async function registerDashboard(app: FastifyInstance, options: Dashboard
   };
   const ctx: DashboardContext = { services, limiter: options.limiter, clock: options.clock, settings };
 
-  // Usage: every request authenticated by a key, counted in memory and flushed in batches.
-  app.addHook('onResponse', async (request, reply) => {
+  // Usage: every request authenticated by a key, counted in memory and flushed in batches. Counted in onSend
+  // (the status is final there) so the count exists before the client has its answer.
+  app.addHook('onSend', async (request, reply, payload) => {
     const p = request.principal;
     if (p) services.dashboard.usage.record(p.keyId, p.customerId, reply.statusCode);
+    return payload;
   });
   app.addHook('onClose', async () => {
     await services.dashboard.close();
