@@ -1,0 +1,170 @@
+import { parseArgs } from 'node:util';
+
+export type BackendName = 'embedded' | 'postgres';
+export type LoadToolName = 'wrk' | 'autocannon';
+
+/** Data-set and run sizes; `--quick` shrinks every one of them (and says so in the report). */
+export type Sizes = {
+  label: 'full' | 'quick';
+  customers: number;
+  assistantsPerCustomer: number;
+  keysPerCustomer: number;
+  /** Calls spread over `customers` (scenario 1). */
+  calls: number;
+  /** Calls of the one large customer (scenario 3). */
+  deepCalls: number;
+  /** Customers and keys that place outbound calls (scenario 5), kept apart from the read data. */
+  outboundCustomers: number;
+  outboundKeysPerCustomer: number;
+  /** Length of one measured load run, and of the warm-up before it. */
+  loadSeconds: number;
+  warmupSeconds: number;
+  /** Sequential requests per URL in the pagination scenario (cursor pages; `page` gets fewer). */
+  pageSamples: number;
+  deepPageSamples: number;
+  /** Webhook scenario: events × subscriptions deliveries in the throughput run. */
+  webhookEvents: number;
+  /** The same on PGlite, whose single connection delivers far fewer per second. */
+  webhookEventsEmbedded: number;
+  webhookSubscriptions: number;
+  /** Steady event rate and duration of the latency run. */
+  latencyEventsPerSecond: number;
+  latencySeconds: number;
+  /** Events in the run with one receiver that never answers (and in its baseline). */
+  hangEvents: number;
+  /** The same on PGlite. */
+  hangEventsEmbedded: number;
+  profileSeconds: number;
+};
+
+export const FULL: Sizes = {
+  label: 'full',
+  customers: 1000,
+  assistantsPerCustomer: 3,
+  keysPerCustomer: 10,
+  calls: 1_000_000,
+  deepCalls: 1_000_000,
+  outboundCustomers: 200,
+  outboundKeysPerCustomer: 5,
+  loadSeconds: 15,
+  warmupSeconds: 3,
+  pageSamples: 200,
+  deepPageSamples: 15,
+  webhookEvents: 100_000,
+  webhookEventsEmbedded: 500,
+  webhookSubscriptions: 10,
+  latencyEventsPerSecond: 1000,
+  latencySeconds: 10,
+  hangEvents: 2_000,
+  hangEventsEmbedded: 100,
+  profileSeconds: 10,
+};
+
+export const QUICK: Sizes = {
+  label: 'quick',
+  customers: 1000,
+  assistantsPerCustomer: 3,
+  keysPerCustomer: 10,
+  calls: 100_000,
+  deepCalls: 100_000,
+  outboundCustomers: 200,
+  outboundKeysPerCustomer: 5,
+  loadSeconds: 2,
+  warmupSeconds: 1,
+  pageSamples: 30,
+  deepPageSamples: 4,
+  webhookEvents: 200,
+  webhookEventsEmbedded: 20,
+  webhookSubscriptions: 10,
+  latencyEventsPerSecond: 1000,
+  latencySeconds: 2,
+  hangEvents: 100,
+  hangEventsEmbedded: 10,
+  profileSeconds: 2,
+};
+
+export type BenchOptions = {
+  sizes: Sizes;
+  scenarios: Set<number>;
+  backends: BackendName[];
+  /** Forced load tool; null = wrk when installed, else autocannon. */
+  tool: LoadToolName | null;
+  databaseUrl: string | undefined;
+  redisUrl: string | undefined;
+  /** Seed again even when a cached data set matches. */
+  reseed: boolean;
+  out: string | undefined;
+  /** Print the tables of an existing JSON report instead of running. */
+  render: string | undefined;
+};
+
+export const USAGE = `npm run bench -- [options]
+
+  --quick              small data set (100,000 calls) and short runs: under 2 minutes with a warm cache
+  --scenario N         run only scenario N (1-7); repeat or comma-separate for several
+  --backend NAME       embedded | postgres (default: embedded, plus postgres when DATABASE_URL is set)
+  --tool NAME          wrk | autocannon (default: wrk when installed, else autocannon)
+  --reseed             rebuild the cached data set
+  --webhook-events N   events of the scenario 4 throughput run on PostgreSQL (default 100,000 × 10
+                       subscriptions; 200 with --quick; PGlite always uses its own smaller count)
+  --out FILE           also write the JSON report to FILE
+  --render FILE        print the tables of a JSON report (e.g. bench/results/latest.json) and exit
+
+Environment: DATABASE_URL (the bench creates its own database beside the one named, never writes to it),
+REDIS_URL (rate limits in Redis), BENCH_CACHE_DIR (default bench/results/cache).`;
+
+export function parseOptions(argv: string[], env: NodeJS.ProcessEnv): BenchOptions | 'help' {
+  const { values } = parseArgs({
+    args: argv,
+    options: {
+      quick: { type: 'boolean', default: false },
+      scenario: { type: 'string', multiple: true },
+      backend: { type: 'string', multiple: true },
+      tool: { type: 'string' },
+      reseed: { type: 'boolean', default: false },
+      'webhook-events': { type: 'string' },
+      out: { type: 'string' },
+      render: { type: 'string' },
+      help: { type: 'boolean', short: 'h', default: false },
+    },
+    strict: true,
+  });
+  if (values.help) return 'help';
+  const scenarios = new Set<number>();
+  for (const part of (values.scenario ?? []).flatMap((s) => s.split(','))) {
+    const n = Number(part);
+    if (!Number.isInteger(n) || n < 1 || n > 7) throw new Error(`--scenario must be 1 to 7, got "${part}"`);
+    scenarios.add(n);
+  }
+  if (scenarios.size === 0) for (let n = 1; n <= 7; n++) scenarios.add(n);
+  const databaseUrl = env.DATABASE_URL || undefined;
+  const requested = (values.backend ?? []).flatMap((s) => s.split(','));
+  for (const b of requested)
+    if (b !== 'embedded' && b !== 'postgres') throw new Error(`--backend must be embedded or postgres`);
+  const backends: BackendName[] = requested.length
+    ? (requested as BackendName[])
+    : databaseUrl
+      ? ['embedded', 'postgres']
+      : ['embedded'];
+  if (backends.includes('postgres') && !databaseUrl) throw new Error('--backend postgres needs DATABASE_URL');
+  if (values.tool !== undefined && values.tool !== 'wrk' && values.tool !== 'autocannon')
+    throw new Error('--tool must be wrk or autocannon');
+  const sizes = { ...(values.quick ? QUICK : FULL) };
+  if (values['webhook-events'] !== undefined) {
+    const n = Number(values['webhook-events']);
+    if (!Number.isInteger(n) || n < 10 || n > 1_000_000)
+      throw new Error('--webhook-events must be 10 to 1,000,000');
+    sizes.webhookEvents = n;
+  }
+  return {
+    sizes,
+    scenarios,
+    backends,
+    tool: values.tool ?? null,
+    databaseUrl,
+    redisUrl: env.REDIS_URL || undefined,
+    reseed: values.reseed,
+    out: values.out,
+    render: values.render,
+  };
+}

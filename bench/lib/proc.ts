@@ -1,0 +1,96 @@
+import { type ChildProcess, spawn } from 'node:child_process';
+import { REPO_ROOT } from './paths.ts';
+
+export type Done = { code: number | null; stdout: string; stderr: string };
+
+/** Runs a command to completion (bounded by `timeoutMs`), collecting its output. */
+export function runCommand(
+  cmd: string,
+  args: string[],
+  opts: { env?: NodeJS.ProcessEnv; timeoutMs: number; input?: string },
+): Promise<Done> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(cmd, args, { cwd: REPO_ROOT, env: opts.env ?? process.env });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (c: Buffer) => {
+      stdout += c.toString();
+    });
+    child.stderr.on('data', (c: Buffer) => {
+      stderr += c.toString();
+    });
+    const timer = setTimeout(() => {
+      child.kill('SIGKILL');
+      reject(new Error(`${cmd} ${args.join(' ')} took longer than ${opts.timeoutMs} ms`));
+    }, opts.timeoutMs);
+    child.on('error', (err) => {
+      clearTimeout(timer);
+      reject(err);
+    });
+    child.on('close', (code) => {
+      clearTimeout(timer);
+      resolve({ code, stdout, stderr });
+    });
+    if (opts.input !== undefined) child.stdin.end(opts.input);
+    else child.stdin.end();
+  });
+}
+
+/** Resolves with the first match of `re` in the child's stdout or stderr; rejects on exit or timeout. */
+export function waitForLine(child: ChildProcess, re: RegExp, timeoutMs: number): Promise<RegExpExecArray> {
+  return new Promise((resolve, reject) => {
+    let seen = '';
+    const onData = (c: Buffer) => {
+      seen += c.toString();
+      const m = re.exec(seen);
+      if (m) {
+        cleanup();
+        resolve(m);
+      }
+    };
+    const onExit = (code: number | null) => {
+      cleanup();
+      reject(new Error(`process exited (${code}) before printing ${re}:\n${seen.slice(-2000)}`));
+    };
+    const timer = setTimeout(() => {
+      cleanup();
+      reject(new Error(`no ${re} within ${timeoutMs} ms:\n${seen.slice(-2000)}`));
+    }, timeoutMs);
+    function cleanup() {
+      clearTimeout(timer);
+      child.stdout?.off('data', onData);
+      child.stderr?.off('data', onData);
+      child.off('exit', onExit);
+    }
+    child.stdout?.on('data', onData);
+    child.stderr?.on('data', onData);
+    child.on('exit', onExit);
+  });
+}
+
+/** SIGTERM, then SIGKILL after `graceMs`; resolves when the process is gone. */
+export function stopChild(child: ChildProcess, graceMs = 15_000): Promise<void> {
+  if (child.exitCode !== null || child.signalCode !== null) return Promise.resolve();
+  return new Promise((resolve) => {
+    const timer = setTimeout(() => child.kill('SIGKILL'), graceMs);
+    child.once('exit', () => {
+      clearTimeout(timer);
+      resolve();
+    });
+    child.kill('SIGTERM');
+  });
+}
+
+/** Resident set size of a process in bytes (Linux /proc), or null when it cannot be read. */
+export async function rssOf(pid: number): Promise<number | null> {
+  const { readFile } = await import('node:fs/promises');
+  try {
+    const status = await readFile(`/proc/${pid}/status`, 'utf8');
+    const m = /^VmRSS:\s+(\d+) kB/m.exec(status);
+    return m?.[1] ? Number(m[1]) * 1024 : null;
+  } catch {
+    return null;
+  }
+}
+
+export const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));

@@ -1,0 +1,190 @@
+/**
+ * `npm run bench [-- --quick] [--scenario N] [--backend NAME] [--tool NAME]`: every scenario of issue 8
+ * on the embedded default and, with DATABASE_URL (and REDIS_URL), on PostgreSQL (and Redis). Prints one
+ * table and writes a JSON report to bench/results/. See docs/performance.md.
+ */
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { adminQuery, benchTls, makeBackend } from './lib/backend.ts';
+import type { Ctx } from './lib/context.ts';
+import { ensureDataset } from './lib/dataset.ts';
+import { resetLimiterWindows } from './lib/limiter-reset.ts';
+import { findWrk } from './lib/load.ts';
+import { writeLoadFiles } from './lib/load-data.ts';
+import { type BenchOptions, parseOptions, USAGE } from './lib/options.ts';
+import { RESULTS_DIR } from './lib/paths.ts';
+import {
+  compactTable,
+  machineLine,
+  markdownTable,
+  newReport,
+  profileTables,
+  type Report,
+} from './lib/report.ts';
+import { startService } from './lib/service.ts';
+import { profileListCalls } from './scenarios/profile.ts';
+import {
+  type ListCallsFigures,
+  listCalls,
+  listCallsFloor,
+  listCallsRows,
+  startServiceTimed,
+} from './scenarios/s1-list-calls.ts';
+import { authRows, helloFloor, whoami } from './scenarios/s2-auth.ts';
+import { pagination } from './scenarios/s3-pagination.ts';
+import { webhooks } from './scenarios/s4-webhooks.ts';
+import { outbound } from './scenarios/s5-outbound.ts';
+import { embeddedRows } from './scenarios/s6-embedded.ts';
+
+const began = performance.now();
+const log = (line: string) =>
+  process.stderr.write(`[${((performance.now() - began) / 1000).toFixed(0).padStart(4)} s] ${line}\n`);
+
+async function runBackend(
+  opts: BenchOptions,
+  report: Report,
+  name: 'embedded' | 'postgres',
+  tls: Awaited<ReturnType<typeof benchTls>>,
+) {
+  const has = (n: number) => opts.scenarios.has(n);
+  const backend = makeBackend(name, opts, tls);
+  log(`${backend.label}`);
+  const fixture = await ensureDataset(backend, opts.sizes, { reseed: opts.reseed, log });
+  const primary = name === (opts.backends.includes('postgres') ? 'postgres' : 'embedded');
+  const ctx: Ctx = {
+    opts,
+    sizes: opts.sizes,
+    tool: report.loadTool,
+    report,
+    log,
+    backend,
+    fixture,
+    files: writeLoadFiles(name, fixture),
+    primary,
+  };
+  const version = backend.databaseUrl
+    ? String((await adminQuery(backend.databaseUrl, 'show server_version')).rows[0]?.server_version ?? '')
+    : undefined;
+  report.backends.push({
+    name,
+    label: backend.label,
+    datasetSeconds: fixture.seededSeconds,
+    ...(version ? { postgresVersion: version } : {}),
+  });
+
+  // Each service run sits right next to its floor, because the machine's load drifts from minute to minute.
+  // (PGlite allows one process on its folder, so a floor and the service never run side by side.)
+  let s1: ListCallsFigures | null = null;
+  if (has(1) || has(7)) {
+    log('scenario 1: GET /calls (and 7: start, memory)');
+    const svc = await startServiceTimed(ctx);
+    try {
+      s1 = await listCalls(ctx, svc);
+    } finally {
+      await svc.stop();
+    }
+    listCallsRows(ctx, s1, has(1) ? await listCallsFloor(ctx) : null);
+  }
+  if (has(2)) {
+    log(`scenario 2: GET /auth/whoami, ${backend.redisUrl ? 'Redis' : 'in-memory'} limiter, then the floor`);
+    const byDefault = await withService(ctx, {}, (url) => whoami(ctx, url));
+    const floor = await helloFloor(ctx);
+    if (backend.redisUrl) {
+      log('scenario 2: GET /auth/whoami, in-memory limiter');
+      const memory = await withService(ctx, { redis: false }, (url) => whoami(ctx, url));
+      authRows(ctx, floor, { memory, redis: byDefault });
+    } else authRows(ctx, floor, { memory: byDefault });
+  }
+  if (has(3) || has(5)) {
+    await withService(ctx, {}, async (url) => {
+      if (has(3)) {
+        log('scenario 3: pagination depth');
+        await pagination(ctx, url);
+      }
+      if (has(5)) {
+        log('scenario 5: POST /outbound-calls');
+        await outbound(ctx, url, s1?.service ?? null);
+      }
+    });
+  }
+  if (has(4)) {
+    log('scenario 4: webhook fan-out');
+    await webhooks(ctx);
+  }
+  if (has(1) && primary) {
+    log('profile of scenario 1');
+    report.profile = await profileListCalls(ctx);
+  }
+}
+
+/** Runs `body` against a freshly started service (limiter windows of the bench keys cleared first). */
+async function withService<T>(
+  ctx: Ctx,
+  opts: { redis?: boolean },
+  body: (url: string) => Promise<T>,
+): Promise<T> {
+  await resetLimiterWindows(ctx);
+  const svc = await startService(ctx.backend, opts);
+  try {
+    return await body(svc.url);
+  } finally {
+    await svc.stop();
+  }
+}
+
+async function main() {
+  const parsed = parseOptions(process.argv.slice(2), process.env);
+  if (parsed === 'help') {
+    process.stdout.write(`${USAGE}\n`);
+    return;
+  }
+  const opts = parsed;
+  if (opts.render) {
+    const saved = JSON.parse(fs.readFileSync(opts.render, 'utf8')) as Report;
+    process.stdout.write(
+      `${machineLine(saved)}\n\n${compactTable(saved)}\n\n${markdownTable(saved)}\n\n${profileTables(saved.profile)}\n`,
+    );
+    return;
+  }
+  const tool = opts.tool ?? (findWrk() ? 'wrk' : 'autocannon');
+  if (tool === 'wrk' && !findWrk())
+    throw new Error('wrk is not installed (apt-get install wrk), or use --tool autocannon');
+  if (!opts.tool && tool === 'autocannon') log('wrk not found: using autocannon (figures say so)');
+  const report = newReport(opts.sizes, tool);
+  const tls = await benchTls();
+  log(
+    `${opts.sizes.label} run: scenarios ${[...opts.scenarios].join(', ')} on ${opts.backends.join(' and ')}, load tool ${tool}`,
+  );
+  for (const name of opts.backends) await runBackend(opts, report, name, tls);
+  if (opts.scenarios.has(6)) embeddedRows(report);
+  report.rows.sort((a, b) => a.scenario - b.scenario);
+  report.machine.loadAverageAtEnd = os.loadavg().map((l) => Math.round(l * 100) / 100);
+  report.durationSeconds = Math.round((performance.now() - began) / 1000);
+
+  const table = markdownTable(report);
+  process.stdout.write(`\n${machineLine(report)}\n\n${table}\n`);
+  if (report.profile && typeof report.profile === 'object' && 'groups' in report.profile) {
+    const p = report.profile as { groups: { group: string; share: number }[] };
+    process.stdout.write(
+      `\nCPU profile of scenario 1 (self time, busy share): ${p.groups
+        .slice(0, 8)
+        .map((g) => `${g.group} ${(g.share * 100).toFixed(1)}%`)
+        .join('; ')}\n`,
+    );
+  }
+  fs.mkdirSync(RESULTS_DIR, { recursive: true });
+  const json = `${JSON.stringify(report, null, 2)}\n`;
+  const stamp = report.date.replace(/[:.]/g, '-');
+  const files = [path.join(RESULTS_DIR, `${stamp}-${report.mode}.json`)];
+  const complete = opts.scenarios.size === 7;
+  if (complete)
+    files.push(path.join(RESULTS_DIR, report.mode === 'full' ? 'latest.json' : 'latest-quick.json'));
+  if (opts.out) files.push(path.resolve(opts.out));
+  for (const f of files) fs.writeFileSync(f, json);
+  process.stdout.write(
+    `\nReport: ${files.map((f) => path.relative(process.cwd(), f)).join(', ')} (${report.durationSeconds} s)\n`,
+  );
+}
+
+await main();

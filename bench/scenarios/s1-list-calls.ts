@@ -1,0 +1,117 @@
+import path from 'node:path';
+import { addRaw, addRow, CONNECTIONS, type Ctx, THREADS } from '../lib/context.ts';
+import { firstOk } from '../lib/https-get.ts';
+import { resetLimiterWindows } from '../lib/limiter-reset.ts';
+import { type LoadResult, type LoadSpec, runLoad } from '../lib/load.ts';
+import { fmt, judge, ms, rps, validity } from '../lib/report.ts';
+import { type RunningService, startFloor, startService } from '../lib/service.ts';
+
+export type ListCallsFigures = { service: LoadResult; half: LoadResult; peakRss: number | null };
+
+const MB = 1024 * 1024;
+
+const spec = (ctx: Ctx, url: string): LoadSpec => ({
+  url,
+  mode: 'calls',
+  dataFile: ctx.files.calls,
+  windowsFile: ctx.files.windows,
+  connections: CONNECTIONS,
+  threads: THREADS,
+  seconds: ctx.sizes.loadSeconds,
+});
+
+/** Starts the service and times spawn → first served request (scenario 7, on the cached database). */
+export async function startServiceTimed(ctx: Ctx): Promise<RunningService> {
+  await resetLimiterWindows(ctx);
+  const svc = await startService(ctx.backend);
+  try {
+    const firstAt = await firstOk(`${svc.url}/api/v1/auth/whoami`, ctx.fixture.main[0]?.key ?? '', 60_000);
+    const startMs = firstAt - svc.spawnedAt;
+    ctx.log(`  service up: first request served ${Math.round(startMs)} ms after spawn`);
+    addRaw(ctx, 's7', { startMs, listenMs: svc.listenMs });
+    addRow(ctx, {
+      scenario: 7,
+      what: 'start → first served request (existing database, migrated)',
+      value: ms(startMs),
+      ratio: null,
+      target: 'report',
+      status: 'info',
+      tool: 'bench',
+      note: `"listening" after ${ms(svc.listenMs)}`,
+    });
+    return svc;
+  } catch (error) {
+    await svc.stop();
+    throw error;
+  }
+}
+
+/**
+ * Scenario 1 (and the memory figure of scenario 7): authenticated GET /calls?limit=25 with six filter
+ * shapes and 10,000 rotating keys, flat out and then paced at half that rate.
+ */
+export async function listCalls(ctx: Ctx, svc: RunningService): Promise<ListCallsFigures> {
+  await runLoad(ctx.tool, { ...spec(ctx, svc.url), seconds: ctx.sizes.warmupSeconds });
+  const stopRss = svc.sampleRss();
+  const service = await runLoad(ctx.tool, spec(ctx, svc.url));
+  ctx.log(`  service: ${rps(service)}, p99 ${ms(service.p99)}`);
+  const target = Math.max(1, Math.round(service.rps / 2));
+  const half = await runLoad(ctx.tool, { ...spec(ctx, svc.url), rate: target });
+  ctx.log(`  service at ${fmt(target)} req/s: p99 ${ms(half.p99)} (${rps(half)})`);
+  return { service, half, peakRss: stopRss() };
+}
+
+/** The floor (bench/floors/calls-floor.ts) with the same wrk script, connections and data. */
+export async function listCallsFloor(ctx: Ctx): Promise<LoadResult> {
+  const f = await startFloor(ctx.backend, 'calls-floor', {
+    BENCH_KEYS_FILES: path.join(ctx.backend.dir, 'keys-main.json'),
+  });
+  try {
+    await runLoad(ctx.tool, { ...spec(ctx, f.url), seconds: ctx.sizes.warmupSeconds });
+    const floor = await runLoad(ctx.tool, spec(ctx, f.url));
+    ctx.log(`  floor: ${rps(floor)}, p99 ${ms(floor.p99)}`);
+    return floor;
+  } finally {
+    await f.stop();
+  }
+}
+
+export function listCallsRows(ctx: Ctx, s1: ListCallsFigures, floor: LoadResult | null): void {
+  const { service, half, peakRss } = s1;
+  addRaw(ctx, 's1', { service, half, floor, peakRssBytes: peakRss });
+  if (ctx.opts.scenarios.has(1)) {
+    const ratio = floor ? service.rps / floor.rps : null;
+    addRow(ctx, {
+      scenario: 1,
+      what: 'GET /calls throughput ÷ bare node:https floor (same SQL, same pool)',
+      value: floor ? `${rps(service)} vs ${rps(floor)}` : rps(service),
+      ratio,
+      target: '≥ 0.75',
+      status: judge(ratio === null ? null : ratio >= 0.75),
+      note: [validity(service), floor ? validity(floor) : ''].filter(Boolean).join('; '),
+    });
+    const paced = half.rate ?? 0;
+    const kept = half.rps >= paced * 0.9;
+    addRow(ctx, {
+      scenario: 1,
+      what: `GET /calls p99 at half the maximum (${fmt(paced)} req/s asked, ${fmt(half.rps)} served)`,
+      value: `p50 ${ms(half.p50)}, p99 ${ms(half.p99)}`,
+      ratio: half.p99,
+      target: '≤ 10 ms',
+      status: judge(half.p99 <= 10 && kept),
+      note: [kept ? '' : 'the asked rate was not reached', validity(half)].filter(Boolean).join('; '),
+    });
+  }
+  const rssLimit = ctx.backend.name === 'postgres' ? 250 : null;
+  if (peakRss !== null) {
+    addRow(ctx, {
+      scenario: 7,
+      what: 'API process peak RSS under scenario 1',
+      value: `${fmt(peakRss / MB)} MB`,
+      ratio: peakRss / MB,
+      target: rssLimit ? `≤ ${rssLimit} MB` : 'report (holds the database)',
+      status: rssLimit ? judge(peakRss / MB <= rssLimit) : 'info',
+      tool: 'bench',
+    });
+  }
+}

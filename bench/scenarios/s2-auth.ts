@@ -1,0 +1,54 @@
+import { addRaw, addRow, CONNECTIONS, type Ctx, THREADS } from '../lib/context.ts';
+import { type LoadResult, type LoadSpec, runLoad } from '../lib/load.ts';
+import { judge, ms, rps, validity } from '../lib/report.ts';
+import { startFloor } from '../lib/service.ts';
+
+const spec = (ctx: Ctx, url: string, seconds: number): LoadSpec => ({
+  url,
+  mode: 'whoami',
+  dataFile: ctx.files.calls,
+  connections: CONNECTIONS,
+  threads: THREADS,
+  seconds,
+});
+
+/** GET /auth/whoami with 10,000 rotating keys: authentication (one indexed lookup) and both windows. */
+export async function whoami(ctx: Ctx, url: string): Promise<LoadResult> {
+  await runLoad(ctx.tool, spec(ctx, url, ctx.sizes.warmupSeconds));
+  const r = await runLoad(ctx.tool, spec(ctx, url, ctx.sizes.loadSeconds));
+  ctx.log(`  whoami: ${rps(r)}, p99 ${ms(r.p99)}`);
+  return r;
+}
+
+/** The floor of scenario 2: bench/floors/hello-floor.ts with the same script (its keys are ignored). */
+export async function helloFloor(ctx: Ctx): Promise<LoadResult> {
+  const f = await startFloor(ctx.backend, 'hello-floor');
+  try {
+    await runLoad(ctx.tool, spec(ctx, f.url, ctx.sizes.warmupSeconds));
+    const r = await runLoad(ctx.tool, spec(ctx, f.url, ctx.sizes.loadSeconds));
+    ctx.log(`  hello floor: ${rps(r)}, p99 ${ms(r.p99)}`);
+    return r;
+  } finally {
+    await f.stop();
+  }
+}
+
+export function authRows(ctx: Ctx, floor: LoadResult, runs: { memory?: LoadResult; redis?: LoadResult }) {
+  addRaw(ctx, 's2', { floor, ...runs });
+  for (const [limiter, r, target] of [
+    ['in-memory', runs.memory, 0.6],
+    ['Redis', runs.redis, 0.4],
+  ] as const) {
+    if (!r) continue;
+    const ratio = r.rps / floor.rps;
+    addRow(ctx, {
+      scenario: 2,
+      what: `GET /auth/whoami, ${limiter} limiter ÷ bare node:https hello`,
+      value: `${rps(r)} vs ${rps(floor)}`,
+      ratio,
+      target: `≥ ${target}`,
+      status: judge(ratio >= target),
+      note: [validity(r), validity(floor)].filter(Boolean).join('; '),
+    });
+  }
+}

@@ -1,0 +1,70 @@
+import type { PostsFloor } from '../floors/webhook-posts.ts';
+import { addRaw, addRow, type Ctx } from '../lib/context.ts';
+import { fmt, judge } from '../lib/report.ts';
+import type { Latency } from './s4-webhooks.ts';
+
+type Drain = { seconds: number; delivered: number; complete: boolean };
+
+const latencyMs = (n: number) => (Number.isFinite(n) ? `${fmt(n)} ms` : 'not all received');
+
+export function webhookRows(
+  ctx: Ctx,
+  r: {
+    events: number;
+    subscriptions: number;
+    floor: PostsFloor;
+    recordSeconds: number;
+    throughput: Drain;
+    latency: Latency;
+    base: Drain;
+    withHang: Drain;
+    hung: number;
+  },
+): void {
+  addRaw(ctx, 's4', r);
+  const rate = r.throughput.delivered / r.throughput.seconds;
+  const ratio = rate / r.floor.perSecond;
+  addRow(ctx, {
+    scenario: 4,
+    what: `durable deliveries/s (${fmt(r.events)} events × ${r.subscriptions} subscriptions) ÷ signed POSTs/s, same client`,
+    value: `${fmt(rate)}/s vs ${fmt(r.floor.perSecond)}/s`,
+    ratio,
+    target: '≥ 0.5',
+    status: judge(ratio >= 0.5 && r.throughput.complete),
+    tool: 'bench (undici)',
+    note: [
+      r.throughput.complete ? '' : `only ${fmt(r.throughput.delivered)} delivered within the bound`,
+      r.floor.failed ? `${fmt(r.floor.failed)} floor POSTs failed` : '',
+      `events recorded at ${fmt(r.events / r.recordSeconds)}/s`,
+    ]
+      .filter(Boolean)
+      .join('; '),
+  });
+  const l = r.latency;
+  const kept = l.achievedPerSecond >= l.askedPerSecond * 0.9;
+  addRow(ctx, {
+    scenario: 4,
+    what: `commit → receipt at ${fmt(l.askedPerSecond)} events/s × ${r.subscriptions} subscriptions (${fmt(l.achievedPerSecond)} events/s recorded)`,
+    value: `p50 ${latencyMs(l.p50)}, p99 ${latencyMs(l.p99)}`,
+    ratio: Number.isFinite(l.p99) ? l.p99 : null,
+    target: '≤ 500 ms',
+    status: judge(Number.isFinite(l.p99) && l.p99 <= 500 && kept),
+    tool: 'bench (undici)',
+    note: [
+      `${fmt(l.received)} of ${fmt(l.expected)} deliveries received`,
+      `${fmt(l.expected / Math.max(1, l.events / l.achievedPerSecond))} deliveries/s needed vs ${fmt(rate)}/s drained`,
+    ].join('; '),
+  });
+  const healthy = (d: Drain) => d.delivered / d.seconds;
+  const drop = 1 - healthy(r.withHang) / healthy(r.base);
+  addRow(ctx, {
+    scenario: 4,
+    what: "the 10 healthy receivers' rate beside one that never answers ÷ without it",
+    value: `${fmt(healthy(r.withHang))}/s vs ${fmt(healthy(r.base))}/s`,
+    ratio: 1 - drop,
+    target: '≥ 0.90',
+    status: judge(drop <= 0.1 && r.withHang.complete),
+    tool: 'bench (undici)',
+    note: `${fmt(r.hung)} requests left hanging (10 s timeout, 5 of 50 slots per subscription)`,
+  });
+}

@@ -1,0 +1,359 @@
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { sql } from 'kysely';
+import { pino } from 'pino';
+import { seedDataset } from '../../src/cli/seed-dataset.ts';
+import { systemClock } from '../../src/clock.ts';
+import { createSecretBox } from '../../src/crypto/secret-box.ts';
+import { type Database, type DatabaseHandle, openDatabase } from '../../src/db/database.ts';
+import { migrateToLatest } from '../../src/db/migrate.ts';
+import { recordEvent } from '../../src/events/events.repository.ts';
+import { newSubscriptionId } from '../../src/ids.ts';
+import { createKeyHasher } from '../../src/keys/key-hash.ts';
+import { createDeliveryWorker, type DeliveryWorker } from '../../src/webhooks/delivery-worker.ts';
+import { envelopeOf } from '../../src/webhooks/envelope.ts';
+import { createWebhookSender } from '../../src/webhooks/http-sender.ts';
+import { newWebhookSecret } from '../../src/webhooks/signature.ts';
+import { signedPosts } from '../floors/webhook-posts.ts';
+import { dropDatabase, ensureDatabase, siblingDatabaseUrl } from '../lib/backend.ts';
+import type { Ctx } from '../lib/context.ts';
+import { BENCH_SERVER_SECRET } from '../lib/paths.ts';
+import { sleep } from '../lib/proc.ts';
+import { type Receivers, startReceivers } from '../lib/receivers-client.ts';
+import { webhookRows } from './s4-rows.ts';
+
+/** As the service runs its worker (src/webhooks/worker-runtime.ts with the default configuration). */
+export const WORKER = { concurrency: 50, perSubscription: 5, timeoutMs: 10_000, pollMs: 200 };
+const CALLS = 1000;
+const WEBHOOK_DB = 'voice_calls_bench_webhooks';
+
+/** A fresh database for this scenario alone (its outbox grows by millions of rows), removed afterwards. */
+async function freshDatabase(ctx: Ctx): Promise<DatabaseHandle & { drop(): Promise<void> }> {
+  if (ctx.backend.name === 'postgres' && ctx.opts.databaseUrl) {
+    const admin = ctx.opts.databaseUrl;
+    await dropDatabase(admin, WEBHOOK_DB);
+    await ensureDatabase(admin, WEBHOOK_DB);
+    const h = await openDatabase({ url: siblingDatabaseUrl(admin, WEBHOOK_DB), poolSize: 10 });
+    await migrateToLatest(h.db);
+    return { ...h, drop: () => dropDatabase(admin, WEBHOOK_DB) };
+  }
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'voice-bench-webhooks-'));
+  const h = await openDatabase({ pgliteDir: dir });
+  await migrateToLatest(h.db);
+  return { ...h, drop: async () => fs.rmSync(dir, { recursive: true, force: true }) };
+}
+
+type Stage = { db: Database; customerId: string; callIds: string[] };
+
+const eventData = (callId: string, n: number) => ({
+  call_id: callId,
+  direction: n % 3 ? 'incoming' : 'outgoing',
+  status: 'completed',
+  started_at: new Date(Date.now() - 300_000).toISOString(),
+  ended_at: new Date().toISOString(),
+  duration_seconds: 120 + (n % 240),
+  from_number: '+14155550123',
+  to_number: '+12125550188',
+  assistant_id: '7d9f1f5e-3c1b-4b8e-9a57-1f0b8f3c2d11',
+  cost: 0.18,
+  summary: 'Caller booked an appointment for next Tuesday at 10am.',
+});
+
+let eventCounter = 0;
+
+/** Records `n` call.completed events in transactions of `batch`, as the service does (outbox included). */
+async function recordEvents(s: Stage, n: number, batch: number, onCommit?: (ids: string[]) => void) {
+  for (let done = 0; done < n; done += batch) {
+    const ids = await s.db.transaction().execute(async (tx) => {
+      const out: string[] = [];
+      for (let i = 0; i < Math.min(batch, n - done); i++) {
+        const callId = s.callIds[eventCounter++ % s.callIds.length] ?? '';
+        const row = await recordEvent(tx, {
+          customerId: s.customerId,
+          type: 'call.completed',
+          callId,
+          data: eventData(callId, eventCounter),
+          occurredAt: new Date(),
+        });
+        out.push(row.id);
+      }
+      return out;
+    });
+    onCommit?.(ids);
+  }
+}
+
+async function addSubscriptions(s: Stage, urls: string[], sealed: string): Promise<string[]> {
+  const now = new Date();
+  const rows = urls.map((url, i) => ({
+    id: newSubscriptionId(),
+    customer_id: s.customerId,
+    url,
+    events: ['call.completed'],
+    events_key: `call.completed#${i}-${now.getTime()}`,
+    description: 'bench',
+    secret_encrypted: sealed,
+    previous_secret_encrypted: null,
+    previous_secret_expires_at: null,
+    is_active: true,
+    consecutive_failures: 0,
+    disabled_at: null,
+    disabled_reason: null,
+    created_at: now,
+    deleted_at: null,
+  }));
+  await s.db.insertInto('webhook_subscriptions').values(rows).execute();
+  return rows.map((r) => r.id);
+}
+
+async function pendingOf(db: Database, subs: string[]): Promise<number> {
+  const { rows } = await sql<{ n: string }>`select count(*)::text as n from webhook_deliveries
+    where status = 'pending' and subscription_id = any(${subs}::text[])`.execute(db);
+  return Number(rows[0]?.n ?? 0);
+}
+
+/**
+ * Starts the worker and times until every delivery to `subs` is durably marked delivered: watches the
+ * receivers' counts (cheap) until they reach `expected`, then the database until nothing is pending.
+ */
+async function drain(
+  s: Stage,
+  worker: DeliveryWorker,
+  receivers: Receivers,
+  subs: string[],
+  expected: number,
+  boundMs: number,
+): Promise<{ seconds: number; delivered: number; complete: boolean }> {
+  await receivers.reset();
+  const started = performance.now();
+  worker.start();
+  const deadline = started + boundMs;
+  let received = 0;
+  while (performance.now() < deadline) {
+    const { counts } = await receivers.counts();
+    received = counts.reduce((a, b) => a + b, 0);
+    if (received >= expected) break;
+    await sleep(100);
+  }
+  let pending = await pendingOf(s.db, subs);
+  while (pending > 0 && performance.now() < deadline) {
+    await sleep(50);
+    pending = await pendingOf(s.db, subs);
+  }
+  const seconds = (performance.now() - started) / 1000;
+  return { seconds, delivered: expected - pending, complete: pending === 0 };
+}
+
+/**
+ * Scenario 4: webhook fan-out with the real delivery worker (createDeliveryWorker + createWebhookSender,
+ * the service's defaults) in this process, against receivers in another process.
+ */
+export async function webhooks(ctx: Ctx): Promise<void> {
+  const sizes = ctx.sizes;
+  const events = ctx.backend.name === 'postgres' ? sizes.webhookEvents : sizes.webhookEventsEmbedded;
+  const nSubs = sizes.webhookSubscriptions;
+  const handle = await freshDatabase(ctx);
+  const receivers = await startReceivers(nSubs, ctx.backend.env());
+  const secretBox = createSecretBox(BENCH_SERVER_SECRET);
+  const secret = newWebhookSecret();
+  const sender = createWebhookSender({
+    timeoutMs: WORKER.timeoutMs,
+    allowPrivateTargets: true,
+    allowHttp: true,
+    ca: ctx.backend.tls.cert,
+  });
+  const logger = pino({ level: 'error' });
+  const newWorker = () =>
+    createDeliveryWorker({
+      db: handle.db,
+      clock: systemClock,
+      sender,
+      secretBox,
+      logger,
+      concurrency: WORKER.concurrency,
+      perSubscription: WORKER.perSubscription,
+      leaseMs: WORKER.timeoutMs * 3,
+      pollMs: WORKER.pollMs,
+    });
+  try {
+    const seeded = await seedDataset(
+      handle.db,
+      { hasher: createKeyHasher(BENCH_SERVER_SECRET), clock: systemClock },
+      {
+        customers: 1,
+        assistantsPerCustomer: 1,
+        calls: CALLS,
+        keysPerCustomer: 0,
+        days: 1,
+        batchSize: CALLS,
+        customerRateLimit: 600,
+        keyRateLimit: null,
+      },
+    );
+    const customerId = seeded.customers[0] ?? '';
+    const calls = await handle.db
+      .selectFrom('calls')
+      .select('id')
+      .where('customer_id', '=', customerId)
+      .execute();
+    const stage: Stage = { db: handle.db, customerId, callIds: calls.map((c) => c.id) };
+    const subs = await addSubscriptions(stage, receivers.urls, secretBox.seal(secret));
+
+    // Floor: the same client and concurrency, no database.
+    const sample = { id: 'evt', type: 'call.completed' as const, occurred_at: new Date(), sequence: 1 };
+    const body = JSON.stringify(envelopeOf({ ...sample, data: eventData('call', 1) }));
+    await signedPosts({
+      sender,
+      urls: receivers.urls,
+      secret,
+      body,
+      concurrency: WORKER.concurrency,
+      seconds: 1,
+    });
+    const floor = await signedPosts({
+      sender,
+      urls: receivers.urls,
+      secret,
+      body,
+      concurrency: WORKER.concurrency,
+      seconds: sizes.loadSeconds,
+    });
+    ctx.log(`  webhook floor: ${Math.round(floor.perSecond)} signed POSTs/s`);
+
+    // Throughput: events × subscriptions deliveries, recorded first, then drained.
+    const recordStart = performance.now();
+    await recordEvents(stage, events, 100);
+    const recordSeconds = (performance.now() - recordStart) / 1000;
+    ctx.log(
+      `  recorded ${events} events in ${recordSeconds.toFixed(1)} s; draining ${events * nSubs} deliveries`,
+    );
+    let worker = newWorker();
+    const throughput = await drain(stage, worker, receivers, subs, events * nSubs, 3_600_000);
+    await worker.stop();
+    ctx.log(
+      `  drained in ${throughput.seconds.toFixed(1)} s: ${Math.round(throughput.delivered / throughput.seconds)}/s`,
+    );
+
+    // Latency at a steady event rate, worker running.
+    worker = newWorker();
+    await receivers.reset();
+    worker.start();
+    const latency = await steadyLatency(
+      stage,
+      receivers,
+      nSubs,
+      sizes.latencyEventsPerSecond,
+      sizes.latencySeconds,
+    );
+    await worker.stop();
+    ctx.log(
+      `  latency at ${Math.round(latency.achievedPerSecond)} events/s: p99 ${latency.p99.toFixed(0)} ms`,
+    );
+    // What the latency run could not deliver in time is dropped, so the next runs start from an empty queue.
+    await sql`delete from webhook_deliveries where status = 'pending'`.execute(handle.db);
+
+    // A receiver that never answers: the other ten's rate with and without it.
+    const hang = ctx.backend.name === 'postgres' ? sizes.hangEvents : sizes.hangEventsEmbedded;
+    await recordEvents(stage, hang, 100);
+    worker = newWorker();
+    const base = await drain(stage, worker, receivers, subs, hang * nSubs, 600_000);
+    await worker.stop();
+    const hangSub = await addSubscriptions(stage, [receivers.hangUrl], secretBox.seal(secret));
+    await recordEvents(stage, hang, 100);
+    worker = newWorker();
+    const withHang = await drain(stage, worker, receivers, subs, hang * nSubs, 600_000);
+    const { hung } = await receivers.counts();
+    await worker.stop();
+    ctx.log(
+      `  healthy rate ${Math.round((hang * nSubs) / base.seconds)}/s alone, ${Math.round((hang * nSubs) / withHang.seconds)}/s beside a hung receiver (${hung} hung requests, sub ${hangSub[0]})`,
+    );
+
+    webhookRows(ctx, {
+      events,
+      subscriptions: nSubs,
+      floor,
+      recordSeconds,
+      throughput,
+      latency,
+      base,
+      withHang,
+      hung,
+    });
+  } finally {
+    await receivers.close();
+    await sender.close();
+    await handle.close();
+    await handle.drop();
+  }
+}
+
+export type Latency = {
+  askedPerSecond: number;
+  achievedPerSecond: number;
+  events: number;
+  received: number;
+  expected: number;
+  p50: number;
+  p99: number;
+  max: number;
+};
+
+/**
+ * Records events at `perSecond` for `seconds` (a transaction every 10 ms with the events due by then),
+ * noting each commit time, and measures commit → receipt of every delivery.
+ */
+async function steadyLatency(
+  s: Stage,
+  receivers: Receivers,
+  nSubs: number,
+  perSecond: number,
+  seconds: number,
+): Promise<Latency> {
+  const committed = new Map<string, number>();
+  const started = performance.now();
+  const end = started + seconds * 1000;
+  let recorded = 0;
+  while (performance.now() < end) {
+    const due = Math.floor(((performance.now() - started) / 1000) * perSecond) - recorded;
+    if (due > 0) {
+      const n = Math.min(due, Math.ceil(perSecond / 20));
+      await recordEvents(s, n, n, (ids) => {
+        const at = performance.timeOrigin + performance.now();
+        for (const id of ids) committed.set(id, at);
+      });
+      recorded += n;
+    }
+    await sleep(10);
+  }
+  const producedSeconds = (performance.now() - started) / 1000;
+  const expected = recorded * nSubs;
+  const deadline = performance.now() + 2_000 + seconds * 2000;
+  for (;;) {
+    const { counts } = await receivers.counts();
+    if (counts.reduce((a, b) => a + b, 0) >= expected || performance.now() > deadline) break;
+    await sleep(200);
+  }
+  // Deliveries still unsent are left to the next drain; they do not count here.
+  const latencies: number[] = [];
+  for (const [eventId, , at] of await receivers.records()) {
+    const c = committed.get(eventId);
+    if (c !== undefined) latencies.push(at - c);
+  }
+  latencies.sort((a, b) => a - b);
+  // Deliveries that never arrived within the bound count as slower than every measured one.
+  const pct = (p: number) => {
+    const i = Math.ceil((p / 100) * expected) - 1;
+    return i < latencies.length ? (latencies[Math.max(0, i)] ?? 0) : Number.POSITIVE_INFINITY;
+  };
+  return {
+    askedPerSecond: perSecond,
+    achievedPerSecond: recorded / producedSeconds,
+    events: recorded,
+    received: latencies.length,
+    expected,
+    p50: pct(50),
+    p99: pct(99),
+    max: latencies.at(-1) ?? 0,
+  };
+}
