@@ -77,7 +77,7 @@ export const QUICK: Sizes = {
   webhookEventsEmbedded: 20,
   webhookSubscriptions: 10,
   latencyEventsPerSecond: 1000,
-  latencySeconds: 2,
+  latencySeconds: 1,
   hangEvents: 100,
   hangEventsEmbedded: 10,
   profileSeconds: 2,

@@ -58,9 +58,9 @@ export async function startReceivers(count: number, env: NodeJS.ProcessEnv): Pro
     records: async () => (await ask({ type: 'records' }, 'records')).records,
     close: () =>
       new Promise<void>((resolve) => {
-        if (child.exitCode !== null) return resolve();
+        if (child.exitCode !== null || child.signalCode !== null) return resolve();
         child.once('exit', () => resolve());
-        child.disconnect();
+        if (child.connected) child.disconnect();
         setTimeout(() => child.kill('SIGKILL'), 5_000).unref();
       }),
   };
