@@ -71,7 +71,7 @@ export const QUICK: Sizes = {
   outboundKeysPerCustomer: 5,
   loadSeconds: 2,
   warmupSeconds: 1,
-  pageSamples: 30,
+  pageSamples: 20,
   deepPageSamples: 4,
   webhookEvents: 200,
   webhookEventsEmbedded: 20,

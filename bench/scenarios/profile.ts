@@ -30,7 +30,7 @@ export async function profileListCalls(ctx: Ctx): Promise<ProfileSummary | null>
     };
     let skipMs = 0;
     try {
-      await runLoad(ctx.tool, { ...spec, seconds: ctx.sizes.warmupSeconds });
+      if (ctx.sizes.label === 'full') await runLoad(ctx.tool, { ...spec, seconds: ctx.sizes.warmupSeconds });
       skipMs = performance.now() - svc.spawnedAt;
       await runLoad(ctx.tool, { ...spec, seconds: ctx.sizes.profileSeconds });
     } finally {

@@ -203,14 +203,15 @@ export async function webhooks(ctx: Ctx): Promise<void> {
     // Floor: the same client and concurrency, no database.
     const sample = { id: 'evt', type: 'call.completed' as const, occurred_at: new Date(), sequence: 1 };
     const body = JSON.stringify(envelopeOf({ ...sample, data: eventData('call', 1) }));
-    await signedPosts({
-      sender,
-      urls: receivers.urls,
-      secret,
-      body,
-      concurrency: WORKER.concurrency,
-      seconds: 1,
-    });
+    if (sizes.label === 'full')
+      await signedPosts({
+        sender,
+        urls: receivers.urls,
+        secret,
+        body,
+        concurrency: WORKER.concurrency,
+        seconds: 1,
+      });
     const floor = await signedPosts({
       sender,
       urls: receivers.urls,
