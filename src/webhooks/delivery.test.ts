@@ -6,7 +6,7 @@ import { newCustomer, startTestApp, type TestApp, testCertificate } from '../tes
 import type { DeliveryWorker } from './delivery-worker.ts';
 import { createWebhookSender } from './http-sender.ts';
 import { RETRY_DELAYS_SECONDS } from './retry-schedule.ts';
-import { callFor, emitEvent, testWorker } from './webhook-fixtures.ts';
+import { callFor, emitEvent, subscriptionRow, testWorker } from './webhook-fixtures.ts';
 
 const SERVER_SECRET = 'delivery-test-secret-0123456789abcdef';
 
@@ -134,11 +134,7 @@ describe('webhook delivery', () => {
       assert.equal(await attemptsOf(), i + 2, `due at ${delay}s`);
     }
     http.reply = () => ({ status: 200 });
-    const row = await t.db
-      .selectFrom('webhook_subscriptions')
-      .selectAll()
-      .where('id', '=', sub.id)
-      .executeTakeFirstOrThrow();
+    const row = await subscriptionRow(t, sub.id);
     assert.equal(row.consecutive_failures, 0);
     const attempts = await t.db
       .selectFrom('webhook_attempts')
@@ -187,19 +183,11 @@ describe('webhook delivery', () => {
     const { callId } = await callFor(t, c.customerId);
     for (let i = 0; i < 9; i++) await emitEvent(t, c.customerId, callId);
     await worker.drain();
-    let row = await t.db
-      .selectFrom('webhook_subscriptions')
-      .selectAll()
-      .where('id', '=', sub.id)
-      .executeTakeFirstOrThrow();
+    let row = await subscriptionRow(t, sub.id);
     assert.deepEqual([row.consecutive_failures, row.is_active], [9, true], 'still active after 9');
     await emitEvent(t, c.customerId, callId);
     await worker.drain();
-    row = await t.db
-      .selectFrom('webhook_subscriptions')
-      .selectAll()
-      .where('id', '=', sub.id)
-      .executeTakeFirstOrThrow();
+    row = await subscriptionRow(t, sub.id);
     assert.deepEqual([row.consecutive_failures, row.is_active], [10, false], 'disabled at 10');
     assert.match(row.disabled_reason ?? '', /10 consecutive/);
     const listed = await t.request('GET', '/api/v1/webhook-subscriptions', { key: c.key });
@@ -215,11 +203,7 @@ describe('webhook delivery', () => {
     await t.services.subscriptions.setActive(c.customerId, sub.id, true);
     await worker.drain();
     assert.equal(failing.received.length - seen, 10, 'the pending deliveries go out after re-enabling');
-    row = await t.db
-      .selectFrom('webhook_subscriptions')
-      .selectAll()
-      .where('id', '=', sub.id)
-      .executeTakeFirstOrThrow();
+    row = await subscriptionRow(t, sub.id);
     assert.deepEqual([row.consecutive_failures, row.is_active], [0, true]);
     await failing.close();
   });
@@ -232,11 +216,7 @@ describe('webhook delivery', () => {
     const { callId } = await callFor(t, c.customerId);
     await emitEvent(t, c.customerId, callId);
     await worker.drain();
-    const row = await t.db
-      .selectFrom('webhook_subscriptions')
-      .selectAll()
-      .where('id', '=', sub.id)
-      .executeTakeFirstOrThrow();
+    const row = await subscriptionRow(t, sub.id);
     assert.equal(row.is_active, false);
     assert.match(row.disabled_reason ?? '', /410/);
     const delivery = await t.db
@@ -324,11 +304,7 @@ describe('a subscription secret that no longer decrypts', () => {
       const { callId } = await callFor(t, c.customerId);
       await emitEvent(t, c.customerId, callId);
       await worker.drain();
-      const row = await t.db
-        .selectFrom('webhook_subscriptions')
-        .selectAll()
-        .where('id', '=', res.body.id)
-        .executeTakeFirstOrThrow();
+      const row = await subscriptionRow(t, res.body.id);
       assert.equal(row.consecutive_failures, 1);
       const delivery = await t.db
         .selectFrom('webhook_deliveries')

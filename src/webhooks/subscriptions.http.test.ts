@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { newCustomer, startTestApp, type TestApp } from '../testing/test-app.ts';
+import { subscriptionRow } from './webhook-fixtures.ts';
 
 const PATH = '/api/v1/webhook-subscriptions';
 const URL_A = 'https://hooks.example.com/a';
@@ -164,11 +165,7 @@ describe('webhook subscriptions API (spec 4.8-4.10)', () => {
   it('stores secrets encrypted, never in plain text', async () => {
     const { key } = await newCustomer(t);
     const created = await t.request('POST', PATH, { key, body: { url: URL_A, events: ['call.completed'] } });
-    const row = await t.db
-      .selectFrom('webhook_subscriptions')
-      .selectAll()
-      .where('id', '=', created.body.id)
-      .executeTakeFirstOrThrow();
+    const row = await subscriptionRow(t, created.body.id);
     assert.ok(!JSON.stringify(row).includes(created.body.secret.slice(6)));
     assert.ok(!t.logs.join('').includes(created.body.secret.slice(6)));
   });

@@ -81,3 +81,7 @@ export function testWorker(
     },
   };
 }
+
+/** A subscription's stored row, for assertions on its state (failure count, active, reason). */
+export const subscriptionRow = (t: TestApp, id: string) =>
+  t.db.selectFrom('webhook_subscriptions').selectAll().where('id', '=', id).executeTakeFirstOrThrow();
