@@ -1,6 +1,7 @@
 import type { Logger } from 'pino';
 import type { Clock } from '../clock.ts';
 import type { Database } from '../db/database.ts';
+import { createWriteBehind } from '../db/write-behind.ts';
 import { checkE164 } from '../phone.ts';
 import * as repo from './usage.repository.ts';
 
@@ -24,74 +25,41 @@ export type UsageReport = {
   countries: { country: string; calls: number; apiCalls: number; costUsd: string }[];
 };
 
+const addDeltas = (a: repo.UsageDelta, b: repo.UsageDelta): repo.UsageDelta => ({
+  ...a,
+  requests: a.requests + b.requests,
+  errors: a.errors + b.errors,
+});
+
 /**
  * Counts API requests per key per UTC day without writing on the request path: `record` only adds to
  * an in-memory map; `flush` (every few seconds, and when the app closes) upserts the sums in one statement.
  */
 export function createUsageService(deps: { db: Database; clock: Clock; logger: Logger; flushMs?: number }) {
   const { db, clock } = deps;
-  const flushMs = deps.flushMs ?? 5_000;
-  let pending = new Map<string, repo.UsageDelta>();
-  let timer: NodeJS.Timeout | null = null;
-  let flushing: Promise<void> = Promise.resolve();
+  const counts = createWriteBehind<repo.UsageDelta>({
+    flushMs: deps.flushMs ?? 5_000,
+    merge: addDeltas,
+    write: (deltas) => repo.addUsage(db, deltas),
+    logger: deps.logger,
+    what: 'usage counter',
+  });
 
   function merge(into: Map<string, repo.UsageDelta>, d: repo.UsageDelta) {
     const k = `${d.keyId}|${d.day}`;
     const cur = into.get(k);
-    if (cur) {
-      cur.requests += d.requests;
-      cur.errors += d.errors;
-    } else into.set(k, { ...d });
-  }
-
-  async function writeBatch(): Promise<void> {
-    const batch = pending;
-    pending = new Map();
-    if (batch.size === 0) return;
-    try {
-      await repo.addUsage(db, [...batch.values()]);
-    } catch (err) {
-      // Keep the counts for the next flush rather than lose them.
-      for (const d of batch.values()) merge(pending, d);
-      deps.logger.warn({ err }, 'usage counter flush failed; will retry');
-      schedule();
-    }
-  }
-
-  function schedule() {
-    if (timer) return;
-    timer = setTimeout(() => {
-      timer = null;
-      void service.flush();
-    }, flushMs);
-    timer.unref();
+    into.set(k, cur ? addDeltas(cur, d) : d);
   }
 
   const service = {
     /** One API request by a key (any answer); errors are answers with status >= 400. */
     record(keyId: string, customerId: string, status: number): void {
-      merge(pending, {
-        keyId,
-        customerId,
-        day: utcDay(clock.now()),
-        requests: 1,
-        errors: status >= 400 ? 1 : 0,
-      });
-      schedule();
+      const day = utcDay(clock.now());
+      counts.add(`${keyId}|${day}`, { keyId, customerId, day, requests: 1, errors: status >= 400 ? 1 : 0 });
     },
 
-    /** Writes what has been counted so far; concurrent calls are serialized. */
-    flush(): Promise<void> {
-      flushing = flushing.then(writeBatch);
-      return flushing;
-    },
-
-    /** Flushes and stops the timer (app shutdown). */
-    async stop(): Promise<void> {
-      if (timer) clearTimeout(timer);
-      timer = null;
-      await service.flush();
-    },
+    flush: counts.flush,
+    stop: counts.stop,
 
     /** The customer's last `days` UTC days (counts not yet flushed by this process included). */
     async report(customerId: string, days: number): Promise<UsageReport> {
@@ -107,7 +75,7 @@ export function createUsageService(deps: { db: Database; clock: Clock; logger: L
       ]);
       const requests = new Map<string, repo.UsageDelta>();
       for (const r of stored) merge(requests, { ...r, customerId });
-      for (const d of pending.values())
+      for (const d of counts.pending())
         if (d.customerId === customerId && d.day >= fromDay) merge(requests, d);
       const countries = new Map<string, UsageReport['countries'][number]>();
       for (const n of byNumber) {

@@ -114,6 +114,7 @@ export function registerGuard(app: FastifyInstance, deps: GuardDeps): void {
       throw tooMany('rate.exceeded_ip', 'Too many verification probes from this address.', state);
   }
 
+  app.addHook('onClose', () => authenticator.close());
   app.decorateRequest('principal', null);
   app.decorateRequest('problemCode', null);
 

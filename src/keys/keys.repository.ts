@@ -1,3 +1,4 @@
+import { sql } from 'kysely';
 import type { Database } from '../db/database.ts';
 import type { ApiKeyRow } from './keys.table.ts';
 
@@ -79,9 +80,17 @@ export async function rotateSecret(
 export async function updateKey(
   db: Database,
   keyId: string,
-  changes: Partial<Pick<ApiKeyRow, 'scopes' | 'revoked_at' | 'last_used_at'>>,
+  changes: Partial<Pick<ApiKeyRow, 'scopes' | 'revoked_at'>>,
 ): Promise<ApiKeyRow | undefined> {
   return db.updateTable('api_keys').set(changes).where('id', '=', keyId).returningAll().executeTakeFirst();
+}
+
+/** Moves each key's `last_used_at` forward (never back: another instance may have written a later use). */
+export async function touchLastUsed(db: Database, uses: { keyId: string; at: Date }[]): Promise<void> {
+  await sql`
+    update api_keys k set last_used_at = u.at
+    from unnest(${uses.map((u) => u.keyId)}::uuid[], ${uses.map((u) => u.at)}::timestamptz[]) as u(id, at)
+    where k.id = u.id and (k.last_used_at is null or k.last_used_at < u.at)`.execute(db);
 }
 
 export async function insertAuthFailure(

@@ -1,0 +1,78 @@
+import type { Logger } from 'pino';
+
+export type WriteBehind<T> = {
+  /** Adds (or merges into) the pending item under `key`; a flush follows within the interval. */
+  add(key: string, item: T): void;
+  /** Items not written yet, for reads that must include them. */
+  pending(): Iterable<T>;
+  /** Writes what is pending now; concurrent calls are serialized. */
+  flush(): Promise<void>;
+  /** Flushes and stops the timer (shutdown). */
+  stop(): Promise<void>;
+};
+
+/**
+ * Collects small writes in memory and writes them in one statement every `flushMs`, so that counters and
+ * timestamps touched by every request cost one commit per interval instead of one per request. A failed
+ * write keeps its items for the next flush (merged with newer ones) rather than losing them.
+ */
+export function createWriteBehind<T>(o: {
+  flushMs: number;
+  merge: (older: T, newer: T) => T;
+  write: (items: T[]) => Promise<void>;
+  logger: Logger;
+  /** Names the data in the log line of a failed flush. */
+  what: string;
+}): WriteBehind<T> {
+  let pending = new Map<string, T>();
+  let timer: NodeJS.Timeout | null = null;
+  let flushing: Promise<void> = Promise.resolve();
+
+  const put = (key: string, item: T) => {
+    const older = pending.get(key);
+    pending.set(key, older === undefined ? item : o.merge(older, item));
+  };
+
+  function schedule() {
+    if (timer) return;
+    timer = setTimeout(() => {
+      timer = null;
+      void self.flush();
+    }, o.flushMs);
+    timer.unref();
+  }
+
+  async function writeBatch(): Promise<void> {
+    const batch = pending;
+    pending = new Map();
+    if (batch.size === 0) return;
+    try {
+      await o.write([...batch.values()]);
+    } catch (err) {
+      // Older than anything added meanwhile, so they merge in first.
+      const newer = pending;
+      pending = batch;
+      for (const [key, item] of newer) put(key, item);
+      o.logger.warn({ err }, `${o.what} flush failed; will retry`);
+      schedule();
+    }
+  }
+
+  const self: WriteBehind<T> = {
+    add(key, item) {
+      put(key, item);
+      schedule();
+    },
+    pending: () => pending.values(),
+    flush() {
+      flushing = flushing.then(writeBatch);
+      return flushing;
+    },
+    async stop() {
+      if (timer) clearTimeout(timer);
+      timer = null;
+      await self.flush();
+    },
+  };
+  return self;
+}
