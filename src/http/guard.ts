@@ -4,6 +4,7 @@ import { AppError } from '../errors/app-error.ts';
 import { type Authenticator, failureError, isFailure, type Principal } from '../keys/authenticate.ts';
 import { looksLikeKey } from '../keys/key-format.ts';
 import type { BucketState, RateLimiter } from '../rate-limit/interface.ts';
+import { createThrottledAddresses } from './throttled-addresses.ts';
 
 export const API_PREFIX = '/api/v1';
 
@@ -55,12 +56,19 @@ export function registerGuard(app: FastifyInstance, deps: GuardDeps): void {
     limit: deps.authFailuresPerMinutePerPrefix,
   });
 
+  const throttled = createThrottledAddresses();
+  const addressThrottled = (s: BucketState) =>
+    tooMany('auth.throttled', 'Too many failed authentication attempts from this address.', s);
+
+  // The key is looked up first and the address's failure window checked in the same limiter call that
+  // counts the request (one round trip to Redis, not two); a flood from a throttled address is refused
+  // locally before any lookup (`throttled`).
   async function authenticate(request: FastifyRequest, reply: FastifyReply): Promise<Principal> {
     const now = clock.now();
-    const ipState = await limiter.peek(ipBucket(request.ip), now);
-    if (ipState.remaining === 0) {
-      setRateHeaders(reply, ipState);
-      throw tooMany('auth.throttled', 'Too many failed authentication attempts from this address.', ipState);
+    const held = throttled.check(request.ip, now);
+    if (held) {
+      setRateHeaders(reply, held);
+      throw addressThrottled(held);
     }
     const result = keyInQuery(request.url)
       ? ({
@@ -71,32 +79,45 @@ export function registerGuard(app: FastifyInstance, deps: GuardDeps): void {
       : await authenticator.authenticate(request.headers.authorization);
     if (!isFailure(result)) return result;
 
-    await authenticator.recordFailure(result, request.ip);
     const buckets = [ipBucket(request.ip), ...(result.prefix ? [prefixBucket(result.prefix)] : [])];
     const hit = await limiter.hit(buckets, now, request.id);
-    const ipNow = hit.states[0] ?? ipState;
+    const [ipNow] = hit.states as [BucketState];
+    throttled.note(request.ip, ipNow, now);
     setRateHeaders(reply, ipNow);
+    if (!hit.allowed && hit.blockedIndex === 0) throw addressThrottled(ipNow);
+    // Failures refused by the address window are not recorded: a flood must not become a flood of writes.
+    await authenticator.recordFailure(result, request.ip);
     if (!hit.allowed) {
       const blocked = hit.states[hit.blockedIndex] ?? ipNow;
-      const who = hit.blockedIndex === 0 ? 'this address' : 'this key prefix';
-      throw tooMany('auth.throttled', `Too many failed authentication attempts for ${who}.`, blocked);
+      throw tooMany(
+        'auth.throttled',
+        'Too many failed authentication attempts for this key prefix.',
+        blocked,
+      );
     }
     throw failureError(result);
   }
 
   async function admit(request: FastifyRequest, reply: FastifyReply, p: Principal): Promise<void> {
+    const now = clock.now();
     const hit = await limiter.hit(
       [
         { key: `customer:${p.customerId}`, limit: p.rateLimitPerMinute },
         { key: `key:${p.keyId}`, limit: p.keyRateLimitPerMinute },
       ],
-      clock.now(),
+      now,
       request.id,
+      [ipBucket(request.ip)],
     );
-    const [customer, key] = hit.states as [BucketState, BucketState];
+    const [address, customer, key] = hit.states as [BucketState, BucketState, BucketState];
+    if (!hit.allowed && hit.blockedIndex === 0) {
+      throttled.note(request.ip, address, now);
+      setRateHeaders(reply, address);
+      throw addressThrottled(address);
+    }
     setRateHeaders(reply, key.remaining < customer.remaining ? key : customer);
     if (hit.allowed) return;
-    if (hit.blockedIndex === 0)
+    if (hit.blockedIndex === 1)
       throw tooMany('rate.exceeded', 'Rate limit exceeded for this customer.', customer);
     throw tooMany('rate.exceeded_key', 'Rate limit exceeded for this API key.', key);
   }

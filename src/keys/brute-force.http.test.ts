@@ -22,6 +22,12 @@ describe('brute-force throttling (spec 5.7)', () => {
     }
     assert.deepEqual(codes.slice(0, 10), Array(10).fill('auth.invalid'));
     assert.deepEqual(codes.slice(10), ['auth.throttled', 'auth.throttled']);
+    const recorded = await t.db
+      .selectFrom('auth_failures')
+      .select((eb) => eb.fn.countAll<string>().as('n'))
+      .where('ip', '=', attacker)
+      .executeTakeFirstOrThrow();
+    assert.equal(Number(recorded.n), 10, 'throttled attempts are refused without a write');
 
     const blocked = await t.request('GET', WHOAMI, { key: good.key, localAddress: attacker });
     assert.equal(blocked.status, 429, 'the throttled address is refused before any lookup');

@@ -20,7 +20,11 @@ export type HitResult = {
 
 /** Sliding-window log limiter over several buckets at once: a request is counted in all or in none. */
 export interface RateLimiter {
-  hit(buckets: Bucket[], now: Date, requestId: string): Promise<HitResult>;
+  /**
+   * Counts the request in every bucket if all have room. `gates` must have room too but are only looked
+   * at, not counted; their states come first in `states` (and `blockedIndex` counts them). One round trip.
+   */
+  hit(buckets: Bucket[], now: Date, requestId: string, gates?: Bucket[]): Promise<HitResult>;
   peek(bucket: Bucket, now: Date): Promise<BucketState>;
   close(): Promise<void>;
 }

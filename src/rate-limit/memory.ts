@@ -24,10 +24,11 @@ export function createMemoryLimiter(): RateLimiter {
   }
 
   return {
-    async hit(buckets, now): Promise<HitResult> {
+    async hit(buckets, now, _requestId, gates = []): Promise<HitResult> {
       const nowMs = now.getTime();
       sweep(nowMs);
-      const before = buckets.map((b) => stateOf(b, nowMs));
+      const all = [...gates, ...buckets];
+      const before = all.map((b) => stateOf(b, nowMs));
       const blockedIndex = before.findIndex((s) => s.remaining === 0);
       if (blockedIndex >= 0) return { allowed: false, states: before, blockedIndex };
       for (const b of buckets) {
@@ -35,7 +36,7 @@ export function createMemoryLimiter(): RateLimiter {
         times.push(nowMs);
         windows.set(b.key, times);
       }
-      return { allowed: true, states: buckets.map((b) => stateOf(b, nowMs)), blockedIndex: -1 };
+      return { allowed: true, states: all.map((b) => stateOf(b, nowMs)), blockedIndex: -1 };
     },
     async peek(bucket, now) {
       return stateOf(bucket, now.getTime());

@@ -5,19 +5,21 @@ import { WINDOW_MS } from './interface.ts';
 import { bucketState } from './sliding-window.ts';
 
 // One atomic script per request: prune every bucket, admit only if all have room, then count the
-// request in all of them. Sorted sets keyed by time make the window exact across instances.
-// ARGV: now ms, window ms, member ('' = only look), then one limit per key.
+// request in all of them but the first `gates` (only looked at). Sorted sets keyed by time make the
+// window exact across instances.
+// ARGV: now ms, window ms, member ('' = only look), gates, then one limit per key.
 const SCRIPT = `
 local now = tonumber(ARGV[1])
 local window = tonumber(ARGV[2])
 local member = ARGV[3]
+local gates = tonumber(ARGV[4])
 local allowed = 1
 for i = 1, #KEYS do
   redis.call('ZREMRANGEBYSCORE', KEYS[i], '-inf', now - window)
-  if redis.call('ZCARD', KEYS[i]) >= tonumber(ARGV[3 + i]) then allowed = 0 end
+  if redis.call('ZCARD', KEYS[i]) >= tonumber(ARGV[4 + i]) then allowed = 0 end
 end
 if allowed == 1 and member ~= '' then
-  for i = 1, #KEYS do
+  for i = gates + 1, #KEYS do
     redis.call('ZADD', KEYS[i], now, member)
     redis.call('PEXPIRE', KEYS[i], window)
   end
@@ -79,13 +81,14 @@ export function createRedisLimiter(
     }
   }
 
-  async function run(buckets: Bucket[], nowMs: number, member: string) {
+  async function run(buckets: Bucket[], nowMs: number, member: string, gates = 0) {
     const reply = await client.slidingWindow(
       buckets.length,
       ...buckets.map((b) => keyPrefix + b.key),
       nowMs,
       WINDOW_MS,
       member,
+      gates,
       ...buckets.map((b) => b.limit),
     );
     const states: BucketState[] = buckets.map((b, i) => {
@@ -104,10 +107,10 @@ export function createRedisLimiter(
   }
 
   return {
-    async hit(buckets, now, requestId): Promise<HitResult> {
-      if (!available()) return fallback.hit(buckets, now, requestId);
+    async hit(buckets, now, requestId, gates = []): Promise<HitResult> {
+      if (!available()) return fallback.hit(buckets, now, requestId, gates);
       try {
-        const { allowed, states } = await run(buckets, now.getTime(), requestId);
+        const { allowed, states } = await run([...gates, ...buckets], now.getTime(), requestId, gates.length);
         if (allowed) return { allowed, states, blockedIndex: -1 };
         // Refused: the states were read before counting, so the full bucket is the one at 0.
         return {
@@ -120,7 +123,7 @@ export function createRedisLimiter(
         };
       } catch (error) {
         warn(error);
-        return fallback.hit(buckets, now, requestId);
+        return fallback.hit(buckets, now, requestId, gates);
       }
     },
     async peek(bucket, now) {
