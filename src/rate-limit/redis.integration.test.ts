@@ -6,7 +6,7 @@ import { ManualClock } from '../clock.ts';
 import { createLogger } from '../logger.ts';
 import { newCustomer, startTestApp, type TestApp } from '../testing/test-app.ts';
 import { createMemoryLimiter } from './memory.ts';
-import { createRedisLimiter } from './redis.ts';
+import { createRedisLimiter, REDIS_CLIENT_OPTIONS } from './redis.ts';
 
 const REDIS_URL = process.env.REDIS_URL;
 const quiet = createLogger('silent');
@@ -19,14 +19,16 @@ describe('Redis-backed limiter shared by two instances', {
   let a: TestApp;
   let b: TestApp;
   const clients: Redis[] = [];
-  const limiter = () => {
-    const client = new Redis(REDIS_URL ?? '', { maxRetriesPerRequest: 1 });
+  // The service's own client options (auto-pipelining, no offline queue), so the tests run what production runs.
+  const limiter = async () => {
+    const client = new Redis(REDIS_URL ?? '', REDIS_CLIENT_OPTIONS);
     clients.push(client);
+    await new Promise((resolve) => client.once('ready', resolve));
     return createRedisLimiter(client, createMemoryLimiter(), quiet, prefix);
   };
   before(async () => {
-    a = await startTestApp({ clock, limiter: limiter() });
-    b = await startTestApp({ clock, limiter: limiter() });
+    a = await startTestApp({ clock, limiter: await limiter() });
+    b = await startTestApp({ clock, limiter: await limiter() });
   });
   after(async () => {
     await a.close();
@@ -46,6 +48,23 @@ describe('Redis-backed limiter shared by two instances', {
     const admitted = responses.filter((r) => r.status === 200).length;
     assert.equal(admitted, 60);
     assert.ok(responses.filter((r) => r.status === 429).every((r) => r.headers['retry-after'] === '60'));
+  });
+
+  it('keeps counting in Redis after the script cache is flushed (pipelined scripts reload)', async () => {
+    const c = await newCustomer(a);
+    await clients[0]?.script('FLUSH');
+    const statuses = await Promise.all(
+      Array.from({ length: 5 }, () => a.request('GET', '/api/v1/auth/whoami', { key: c.key })),
+    );
+    assert.deepEqual(
+      statuses.map((r) => r.status),
+      Array(5).fill(200),
+    );
+    assert.equal(
+      await clients[0]?.zcard(`${prefix}key:${c.keyId}`),
+      5,
+      'counted in Redis, not in the fallback',
+    );
   });
 
   it('a slot freed by time is visible to both instances', async () => {
