@@ -1,5 +1,6 @@
 import { sql } from 'kysely';
 import type { Database } from '../db/database.ts';
+import { prepare } from '../db/prepared.ts';
 import type { ApiKeyRow } from './keys.table.ts';
 
 export type NewKey = Omit<ApiKeyRow, 'last_used_at' | 'revoked_at'>;
@@ -15,8 +16,8 @@ export async function insertKey(db: Database, key: NewKey, hash: string): Promis
 }
 
 /** Everything authentication needs, in one indexed lookup by hash. */
-export async function findBySecretHash(db: Database, hash: string) {
-  return db
+const bySecretHash = prepare((db, p: { hash: string }) =>
+  db
     .selectFrom('api_key_secrets as s')
     .innerJoin('api_keys as k', 'k.id', 's.key_id')
     .innerJoin('customers as c', 'c.id', 'k.customer_id')
@@ -37,8 +38,13 @@ export async function findBySecretHash(db: Database, hash: string) {
       'c.name as customer_name',
       'c.rate_limit_per_minute',
     ])
-    .where('s.hash', '=', hash)
-    .executeTakeFirst();
+    .where('s.hash', '=', p.hash),
+);
+
+/** The key, its customer and the matched value's grace end: run on every authenticated request. */
+export async function findBySecretHash(db: Database, hash: string) {
+  const [row] = await bySecretHash(db, { hash });
+  return row;
 }
 
 export async function findKey(db: Database, keyId: string): Promise<ApiKeyRow | undefined> {

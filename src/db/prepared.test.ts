@@ -1,0 +1,48 @@
+import assert from 'node:assert/strict';
+import { before, describe, it } from 'node:test';
+import { sql } from 'kysely';
+import { testDatabase } from '../testing/test-database.ts';
+import type { Database } from './database.ts';
+import { prepare } from './prepared.ts';
+
+describe('prepared queries', () => {
+  let db: Database;
+  before(async () => {
+    db = (await testDatabase()).db;
+  });
+
+  const numbers = (db: Database) =>
+    db.selectFrom(sql<{ n: number }>`(select generate_series(1, 10) as n)`.as('t')).select('t.n');
+
+  it('runs each call with its own values, per shape, the same rows as the query built anew', async () => {
+    const query = prepare((db, p: { min: number; max: number }, shape) => {
+      const q = numbers(db).where('t.n', '>=', p.min);
+      return (shape === 'bounded' ? q.where('t.n', '<=', p.max) : q).orderBy('t.n');
+    });
+    const ns = (rows: { n: number }[]) => rows.map((r) => Number(r.n));
+    assert.deepEqual(ns(await query(db, { min: 8, max: 0 })), [8, 9, 10]);
+    assert.deepEqual(ns(await query(db, { min: 2, max: 4 }, 'bounded')), [2, 3, 4]);
+    assert.deepEqual(ns(await query(db, { min: 9, max: 0 })), [9, 10], 'the cached shape takes new values');
+    assert.deepEqual(
+      ns(await query(db, { min: 3, max: 3 }, 'bounded')),
+      ns(await numbers(db).where('t.n', '>=', 3).where('t.n', '<=', 3).execute()),
+    );
+  });
+
+  it('keeps constants that the builder wrote itself', async () => {
+    const query = prepare((db, p: { min: number }) =>
+      numbers(db).where('t.n', '>=', p.min).where('t.n', '<', 5).orderBy('t.n'),
+    );
+    assert.deepEqual(
+      (await query(db, { min: 3 })).map((r) => Number(r.n)),
+      [3, 4],
+    );
+  });
+
+  it('refuses a builder that transforms a placeholder instead of passing it whole', async () => {
+    const query = prepare((db, p: { name: string }) =>
+      db.selectFrom('customers').select('id').where('name', 'like', `${p.name}%`),
+    );
+    await assert.rejects(query(db, { name: 'Acme' }), /placeholder was transformed/);
+  });
+});
