@@ -2,6 +2,7 @@ import path from 'node:path';
 import { PGlite } from '@electric-sql/pglite';
 import { Kysely, PGliteDialect, PostgresDialect } from 'kysely';
 import pg from 'pg';
+import { statementNames } from './prepared.ts';
 import type { DB } from './schema.ts';
 
 export type Database = Kysely<DB>;
@@ -43,6 +44,7 @@ export async function openDatabase(options: DatabaseOptions): Promise<DatabaseHa
     // (answered 503 by the error handler), and the pool discards the client when it is released.
     pool.on('connect', (client) => {
       client.on('error', () => {});
+      sendPreparedAsNamed(client);
       if (options.queryTimeoutMs) dropOnQueryTimeout(client);
     });
     const db = new Kysely<DB>({ dialect: new PostgresDialect({ pool }) });
@@ -52,6 +54,18 @@ export async function openDatabase(options: DatabaseOptions): Promise<DatabaseHa
   await pglite.waitReady;
   const db = new Kysely<DB>({ dialect: new PGliteDialect({ pglite }) });
   return { db, kind: 'pglite', close: () => db.destroy() };
+}
+
+/** Queries from `prepare` go out as named statements: pg parses each once per connection, then only binds. */
+function sendPreparedAsNamed(client: pg.PoolClient): void {
+  const query = client.query.bind(client) as (...args: unknown[]) => unknown;
+  Object.assign(client, {
+    query: (...args: unknown[]) => {
+      const [text, values] = args;
+      const name = typeof text === 'string' ? statementNames.get(text) : undefined;
+      return name ? query({ name, text, values }) : query(...args);
+    },
+  });
 }
 
 /**

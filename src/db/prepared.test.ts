@@ -2,8 +2,10 @@ import assert from 'node:assert/strict';
 import { before, describe, it } from 'node:test';
 import { sql } from 'kysely';
 import { testDatabase } from '../testing/test-database.ts';
-import type { Database } from './database.ts';
-import { prepare } from './prepared.ts';
+import { type Database, openDatabase } from './database.ts';
+import { prepare, statementNames } from './prepared.ts';
+
+const DATABASE_URL = process.env.DATABASE_URL;
 
 describe('prepared queries', () => {
   let db: Database;
@@ -44,5 +46,21 @@ describe('prepared queries', () => {
       db.selectFrom('customers').select('id').where('name', 'like', `${p.name}%`),
     );
     await assert.rejects(query(db, { name: 'Acme' }), /placeholder was transformed/);
+  });
+
+  it('on PostgreSQL, goes out as a named statement that the connection parses once', {
+    skip: DATABASE_URL ? false : 'set DATABASE_URL to run',
+  }, async () => {
+    const one = await openDatabase({ url: DATABASE_URL, poolSize: 1 });
+    try {
+      const query = prepare((db, p: { min: number }) => numbers(db).where('t.n', '>', p.min));
+      await query(one.db, { min: 1 });
+      await query(one.db, { min: 2 });
+      const name = statementNames.get(numbers(one.db).where('t.n', '>', 0).compile().sql);
+      const { rows } = await sql<{ name: string }>`select name from pg_prepared_statements`.execute(one.db);
+      assert.ok(name && rows.some((r) => r.name === name), `${name} among ${JSON.stringify(rows)}`);
+    } finally {
+      await one.close();
+    }
   });
 });

@@ -2,7 +2,12 @@ import type { Compilable, CompiledQuery } from 'kysely';
 import type { Database } from './database.ts';
 
 const MARK = '\u0000prepared:';
-const PLACEHOLDER = /^\u0000prepared:([^\u0000]+)\u0000$/;
+
+/**
+ * SQL text of every prepared query → its server-side statement name. PostgreSQL connections send these as
+ * named statements (`database.ts`), so the server parses and plans each once per connection, not per run.
+ */
+export const statementNames = new Map<string, string>();
 
 type Slot = { name: string } | { value: unknown };
 type Compiled = { query: CompiledQuery; slots: Slot[] };
@@ -20,15 +25,23 @@ export function prepare<P extends Record<string, unknown>, R>(
   const cache = new Map<string, Compiled>();
 
   function compile(db: Database, shape: string): Compiled {
-    const placeholders = new Proxy({} as P, { get: (_, name) => `${MARK}${String(name)}\u0000` });
+    const names = new Map<unknown, string>();
+    const placeholders = new Proxy({} as P, {
+      get: (_, name) => {
+        const placeholder = `${MARK}${String(name)}`;
+        names.set(placeholder, String(name));
+        return placeholder;
+      },
+    });
     const query = build(db, placeholders, shape).compile();
     const slots = query.parameters.map((v): Slot => {
-      const name = typeof v === 'string' ? PLACEHOLDER.exec(v)?.[1] : undefined;
+      const name = names.get(v);
       if (name) return { name };
       if (typeof v === 'string' && v.includes(MARK))
         throw new Error(`prepared query: a placeholder was transformed into "${v}"; pass the value whole`);
       return { value: v };
     });
+    if (!statementNames.has(query.sql)) statementNames.set(query.sql, `prepared_${statementNames.size + 1}`);
     return { query, slots };
   }
 
