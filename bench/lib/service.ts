@@ -1,4 +1,5 @@
 import { type ChildProcess, spawn } from 'node:child_process';
+import fs from 'node:fs';
 import path from 'node:path';
 import type { Backend } from './backend.ts';
 import { MAIN_TS, REPO_ROOT } from './paths.ts';
@@ -16,16 +17,25 @@ export type RunningService = {
   child: ChildProcess;
 };
 
+/** The Node flags of `npm start` (package.json), so the bench runs the service exactly as operators do. */
+function startScriptFlags(): string[] {
+  const pkg = JSON.parse(fs.readFileSync(path.join(REPO_ROOT, 'package.json'), 'utf8')) as {
+    scripts: { start: string };
+  };
+  const words = pkg.scripts.start.split(/\s+/);
+  return words.slice(1, words.indexOf('src/main.ts'));
+}
+
 /**
- * Starts the real service (`node src/main.ts serve`) as a child process on a free loopback port, as an
- * operator would, with the backend's environment. `nodeArgs` adds e.g. `--cpu-prof`.
+ * Starts the real service (`node src/main.ts serve`, with `npm start`'s Node flags) as a child process on a
+ * free loopback port, as an operator would, with the backend's environment. `nodeArgs` adds e.g. `--cpu-prof`.
  */
 export function startService(
   backend: Backend,
   opts: { env?: Record<string, string>; redis?: boolean; nodeArgs?: string[] } = {},
 ): Promise<RunningService> {
   return startListening(
-    [...(opts.nodeArgs ?? []), MAIN_TS, 'serve'],
+    [...startScriptFlags(), ...(opts.nodeArgs ?? []), MAIN_TS, 'serve'],
     backend.env(opts.env, { redis: opts.redis ?? true }),
   );
 }
