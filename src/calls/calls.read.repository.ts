@@ -64,7 +64,9 @@ export function callPageQuery(db: Database, f: CallListFilter, after: CallPositi
   return q.orderBy('c.started_at', 'desc').orderBy('c.id', 'desc').limit(limit);
 }
 
-type PageValues = { [K in keyof Required<CallListFilter>]: CallListFilter[K] } & CallPosition & { limit: number };
+type PageValues = { [K in keyof Required<CallListFilter>]: CallListFilter[K] } & CallPosition & {
+    limit: number;
+  };
 
 // The shape says which filters (and whether a cursor) the page has; the values fill it.
 const callPage = prepare((db, p: PageValues, shape) =>

@@ -2,13 +2,11 @@ import type { Logger } from 'pino';
 import type { Clock } from '../clock.ts';
 import type { SecretBox } from '../crypto/secret-box.ts';
 import type { Database } from '../db/database.ts';
-import type { EventType } from '../events/events.table.ts';
-import * as repo from './deliveries.repository.ts';
-import { deliveryHeaders } from './delivery-headers.ts';
-import { envelopeOf } from './envelope.ts';
-import type { SendResult, WebhookSender } from './http-sender.ts';
-import { nextAttemptDelayMs } from './retry-schedule.ts';
-import type { DeliveryRow } from './webhooks.table.ts';
+import { type ClaimRoom, roomForClaim } from './claim-room.ts';
+import { createCompletionBuffer } from './completion-buffer.ts';
+import { type ClaimedDelivery, claimDue } from './deliveries.repository.ts';
+import type { WebhookSender } from './http-sender.ts';
+import { openingOnce, sendAttempt } from './send-attempt.ts';
 
 export type DeliveryWorkerOptions = {
   db: Database;
@@ -23,140 +21,135 @@ export type DeliveryWorkerOptions = {
   /** How long a claim holds a delivery; longer than the send timeout. */
   leaseMs: number;
   pollMs: number;
+  /**
+   * Finished attempts are recorded together, one transaction per batch, once `batchSize` are waiting
+   * (default: concurrency) or `batchDelayMs` after the first (default 5 ms).
+   */
+  batchSize?: number;
+  batchDelayMs?: number;
   random?: () => number;
+  /** Called once an attempt is recorded. */
   onAttempt?: (outcome: { ok: boolean; disabled: boolean }) => void;
 };
 
 export type DeliveryWorker = {
-  /** Claims what is due now, sends it all, and waits: for tests and the CLI. Returns how many were attempted. */
+  /**
+   * Claims what is due now, sends it all, and records the attempts: for tests and the CLI. Returns how
+   * many were attempted.
+   */
   runOnce(): Promise<number>;
   /** Repeats runOnce until nothing is due. */
   drain(): Promise<number>;
   start(): void;
   /** Whether the loop runs, and when it last went round (wall-clock ms), for readiness. */
   health(): { running: boolean; lastLoopAt: number };
-  /** Stops claiming and waits for the attempts in flight. */
+  /** Stops claiming, waits for the attempts in flight, and records them. */
   stop(): Promise<void>;
 };
 
 export function createDeliveryWorker(o: DeliveryWorkerOptions): DeliveryWorker {
+  const completions = createCompletionBuffer({
+    db: o.db,
+    logger: o.logger,
+    maxBatch: o.batchSize ?? o.concurrency,
+    maxDelayMs: o.batchDelayMs ?? 5,
+    onWritten(outcomes, disabled) {
+      for (const d of disabled)
+        o.logger.warn(
+          { subscription_id: d.subscriptionId, reason: d.reason },
+          'webhook subscription disabled',
+        );
+      const disabling = new Set(disabled.map((d) => d.deliveryId));
+      for (const outcome of outcomes)
+        o.onAttempt?.({ ok: outcome.status === 'delivered', disabled: disabling.has(outcome.deliveryId) });
+    },
+    onSettled: () => pump(),
+  });
   const inFlight = new Map<string, number>();
   const running = new Set<Promise<void>>();
+  /** Claims waiting for the database, with the room each may fill. */
+  const claiming = new Map<Promise<number>, ClaimRoom>();
   let active = false;
-  let loop: Promise<void> | null = null;
-  let wake: (() => void) | null = null;
+  let poll: NodeJS.Timeout | null = null;
   let lastLoopAt = 0;
-
-  async function attempt(delivery: DeliveryRow, loaded: Awaited<ReturnType<typeof repo.loadForSending>>) {
-    const event = loaded.events.get(delivery.event_id);
-    const sub = loaded.subscriptions.get(delivery.subscription_id);
-    if (!event || !sub) return;
-    const body = JSON.stringify(envelopeOf(event));
-    const result = await signedHeaders(sub, event, delivery.id, body).then(
-      (headers) => o.sender.send(sub.url, headers, body),
-      // A secret that no longer decrypts (the server secret changed) is a failed attempt like any other:
-      // it is retried, counted, and disables the subscription at the limit instead of looping forever.
-      (): SendResult => ({
-        ok: false,
-        statusCode: null,
-        error: 'signing secret could not be decrypted',
-        latencyMs: 0,
-      }),
-    );
-    const at = o.clock.now();
-    await repo.recordAttempt(o.db, {
-      deliveryId: delivery.id,
-      subscriptionId: sub.id,
-      at,
-      statusCode: result.statusCode,
-      latencyMs: result.latencyMs,
-      error: result.error,
+  // Slots are refilled in batches, once a quarter is free, rather than with one claim per finished attempt;
+  // a second claim may start while the first waits for the database, so slots do not wait for both.
+  const refillAt = Math.ceil(o.concurrency / 4);
+  const overlappingClaims = 2;
+  const room = () =>
+    roomForClaim({
+      // An outcome not yet written holds its slot, so a crash repeats at most `concurrency` sends.
+      slots: o.concurrency - running.size - completions.unrecorded(),
+      perSubscription: o.perSubscription,
+      inFlight,
+      claiming: claiming.values(),
     });
-    if (result.ok && result.statusCode !== null) {
-      await repo.markDelivered(o.db, delivery, at, result.statusCode);
-      o.onAttempt?.({ ok: true, disabled: false });
-      return;
-    }
-    const delay = nextAttemptDelayMs(delivery.attempts, o.random);
-    const disabled = await repo.markFailed(o.db, delivery, {
-      at,
-      statusCode: result.statusCode,
-      error: result.error ?? 'failed',
-      retryAt: delay === null ? null : new Date(at.getTime() + delay),
-      gone: result.statusCode === 410,
-    });
-    if (disabled)
-      o.logger.warn({ subscription_id: sub.id, reason: result.error }, 'webhook subscription disabled');
-    o.onAttempt?.({ ok: false, disabled });
-  }
 
-  async function signedHeaders(
-    sub: Parameters<typeof deliveryHeaders>[0],
-    event: { type: EventType; id: string },
-    deliveryId: string,
-    body: string,
-  ): Promise<Record<string, string>> {
-    return deliveryHeaders(sub, o.secretBox, {
-      eventType: event.type,
-      eventId: event.id,
-      deliveryId,
-      body,
-      now: o.clock.now(),
-    });
-  }
-
-  function launch(delivery: DeliveryRow, loaded: Awaited<ReturnType<typeof repo.loadForSending>>) {
+  /** Sends one delivery; its slot is free again once the outcome is written. */
+  function launch(delivery: ClaimedDelivery, secretBox: SecretBox) {
     const sub = delivery.subscription_id;
     inFlight.set(sub, (inFlight.get(sub) ?? 0) + 1);
-    const p = attempt(delivery, loaded)
+    const p = sendAttempt(delivery, { sender: o.sender, clock: o.clock, random: o.random, secretBox })
+      .then((outcome) => completions.add(outcome))
       .catch((err: unknown) => o.logger.error({ err, delivery_id: delivery.id }, 'webhook attempt crashed'))
       .finally(() => {
         const left = (inFlight.get(sub) ?? 1) - 1;
         if (left > 0) inFlight.set(sub, left);
         else inFlight.delete(sub);
         running.delete(p);
-        wake?.();
+        pump();
       });
     running.add(p);
   }
 
-  /** Claims up to the free capacity and launches the attempts; returns how many it launched. */
-  async function fill(): Promise<number> {
-    const free = o.concurrency - running.size;
-    if (free <= 0) return 0;
-    const claimed = await repo.claimDue(o.db, o.clock.now(), free, o.leaseMs, inFlight, o.perSubscription);
-    if (claimed.length === 0) return 0;
-    const loaded = await repo.loadForSending(o.db, claimed);
-    for (const d of claimed) launch(d, loaded);
-    return claimed.length;
+  /** Claims what `r` leaves room for and launches it; returns how many it launched. */
+  function claim(r: ClaimRoom): Promise<number> {
+    const claimed = claimDue(o.db, o.clock.now(), r, o.leaseMs).then(
+      (deliveries) => {
+        claiming.delete(claimed);
+        const secretBox = openingOnce(o.secretBox);
+        for (const d of deliveries) launch(d, secretBox);
+        return deliveries.length;
+      },
+      (err: unknown) => {
+        claiming.delete(claimed);
+        o.logger.error({ err }, 'webhook claim failed; retrying');
+        return 0;
+      },
+    );
+    claiming.set(claimed, r);
+    return claimed;
   }
 
-  async function runLoop() {
-    while (active) {
-      lastLoopAt = Date.now();
-      let launched = 0;
-      try {
-        launched = await fill();
-      } catch (err) {
-        o.logger.error({ err }, 'webhook claim failed; retrying');
-      }
-      if (launched === 0 || running.size >= o.concurrency) {
-        await new Promise<void>((resolve) => {
-          const timer = setTimeout(resolve, o.pollMs);
-          wake = () => {
-            clearTimeout(timer);
-            wake = null;
-            resolve();
-          };
-        });
-      }
-    }
+  /** Starts claims while a batch of slots is free. */
+  function pump() {
+    if (!active) return;
+    lastLoopAt = Date.now();
+    for (let r = room(); claiming.size < overlappingClaims && r.limit >= refillAt; r = room())
+      void claim(r).then(afterClaim);
+  }
+
+  /** After a claim that found nothing, the next look is pollMs later (or when an attempt finishes). */
+  function afterClaim(launched: number) {
+    if (launched > 0) pump();
+    else if (active)
+      poll ??= setTimeout(() => {
+        poll = null;
+        pump();
+      }, o.pollMs);
+  }
+
+  /** Waits until every claimed delivery has been sent. */
+  async function settle() {
+    await Promise.all(claiming.keys());
+    while (running.size > 0) await Promise.all([...running]);
   }
 
   const worker: DeliveryWorker = {
     async runOnce() {
-      const launched = await fill();
-      await Promise.all([...running]);
+      const launched = await claim(room());
+      await settle();
+      await completions.flush();
       return launched;
     },
     async drain() {
@@ -170,13 +163,14 @@ export function createDeliveryWorker(o: DeliveryWorkerOptions): DeliveryWorker {
     start() {
       if (active) return;
       active = true;
-      loop = runLoop();
+      pump();
     },
     async stop() {
       active = false;
-      wake?.();
-      await loop;
-      await Promise.all([...running]);
+      if (poll) clearTimeout(poll);
+      poll = null;
+      await settle();
+      await completions.flush();
     },
   };
   return worker;

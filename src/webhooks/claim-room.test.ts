@@ -1,0 +1,39 @@
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import { type ClaimRoom, roomForClaim } from './claim-room.ts';
+
+const inFlight = new Map([
+  ['sub_a', 2],
+  ['sub_b', 5],
+]);
+
+describe('room for a claim while others wait for the database', () => {
+  it('alone: the free slots, and each subscription its share less what it has in flight', () => {
+    const room = roomForClaim({ slots: 20, perSubscription: 5, inFlight, claiming: [] });
+    assert.equal(room.limit, 20);
+    assert.deepEqual(
+      [...room.rooms],
+      [
+        ['sub_a', 3],
+        ['sub_b', 0],
+      ],
+    );
+    assert.equal(room.others, 5);
+  });
+
+  it('beside a claim in flight: only what that claim could not take, however it turns out', () => {
+    const first: ClaimRoom = roomForClaim({ slots: 20, perSubscription: 5, inFlight, claiming: [] });
+    // Meanwhile sub_b finished one attempt and its slot came free.
+    const sooner = new Map([...inFlight, ['sub_b', 4]]);
+    const second = roomForClaim({ slots: 21, perSubscription: 5, inFlight: sooner, claiming: [first] });
+    assert.equal(second.limit, 1);
+    assert.deepEqual(
+      [...second.rooms],
+      [
+        ['sub_a', 0],
+        ['sub_b', 1],
+      ],
+    );
+    assert.equal(second.others, 0, 'a subscription the first claim did not name may have been filled by it');
+  });
+});
