@@ -64,43 +64,19 @@ export function callPageQuery(db: Database, f: CallListFilter, after: CallPositi
   return q.orderBy('c.started_at', 'desc').orderBy('c.id', 'desc').limit(limit);
 }
 
-type PageValues = { [K in keyof Required<CallListFilter>]: CallListFilter[K] } & CallPosition & {
-    limit: number;
-  };
+type PageValues = CallListFilter & Partial<CallPosition> & { limit: number };
 
-// The shape says which filters (and whether a cursor) the page has; the values fill it.
-const callPage = prepare((db, p: PageValues, shape) =>
+const callPage = prepare((db, p: PageValues) =>
   callPageQuery(
     db,
-    {
-      customerId: p.customerId,
-      direction: shape.includes('d') ? p.direction : undefined,
-      assistantId: shape.includes('a') ? p.assistantId : undefined,
-      fromIso: shape.includes('f') ? p.fromIso : undefined,
-      toIso: shape.includes('t') ? p.toIso : undefined,
-    },
-    shape.includes('c') ? { atIso: p.atIso, id: p.id } : null,
+    p,
+    p.atIso !== undefined && p.id !== undefined ? { atIso: p.atIso, id: p.id } : null,
     p.limit,
   ),
 );
 
-export function listCallRows(db: Database, f: CallListFilter, after: CallPosition | null, limit: number) {
-  const shape = `${f.direction ? 'd' : ''}${f.assistantId ? 'a' : ''}${f.fromIso ? 'f' : ''}${f.toIso ? 't' : ''}${after ? 'c' : ''}`;
-  return callPage(
-    db,
-    {
-      customerId: f.customerId,
-      direction: f.direction,
-      assistantId: f.assistantId,
-      fromIso: f.fromIso,
-      toIso: f.toIso,
-      atIso: after?.atIso ?? '',
-      id: after?.id ?? '',
-      limit,
-    },
-    shape,
-  );
-}
+export const listCallRows = (db: Database, f: CallListFilter, after: CallPosition | null, limit: number) =>
+  callPage(db, { ...f, ...after, limit });
 
 export type CallListRow = Awaited<ReturnType<typeof listCallRows>>[number];
 

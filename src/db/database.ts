@@ -58,14 +58,19 @@ export async function openDatabase(options: DatabaseOptions): Promise<DatabaseHa
 
 /** Queries from `prepare` go out as named statements: pg parses each once per connection, then only binds. */
 function sendPreparedAsNamed(client: pg.PoolClient): void {
-  const query = client.query.bind(client) as (...args: unknown[]) => unknown;
-  Object.assign(client, {
-    query: (...args: unknown[]) => {
-      const [text, values] = args;
-      const name = typeof text === 'string' ? statementNames.get(text) : undefined;
-      return name ? query({ name, text, values }) : query(...args);
-    },
+  aroundQuery(client, (query, args) => {
+    const [text, values] = args;
+    const name = typeof text === 'string' ? statementNames.get(text) : undefined;
+    return name ? query({ name, text, values }) : query(...args);
   });
+}
+
+type Query = (...args: unknown[]) => unknown;
+
+/** Replaces the client's `query` with `around`, which is given the original. */
+function aroundQuery(client: pg.PoolClient, around: (query: Query, args: unknown[]) => unknown): void {
+  const query = client.query.bind(client) as Query;
+  Object.assign(client, { query: (...args: unknown[]) => around(query, args) });
 }
 
 /**
@@ -74,18 +79,15 @@ function sendPreparedAsNamed(client: pg.PoolClient): void {
  * dropped instead; the pool discards it on release and the server rolls back whatever it held.
  */
 function dropOnQueryTimeout(client: pg.PoolClient): void {
-  const query = client.query.bind(client) as (...args: unknown[]) => unknown;
   const drop = (error: unknown) => {
     if (error instanceof Error && error.message === 'Query read timeout') {
       (client as unknown as { connection?: { stream?: { destroy(): void } } }).connection?.stream?.destroy();
     }
   };
-  Object.assign(client, {
-    query: (...args: unknown[]) => {
-      const result = query(...args);
-      if (result instanceof Promise) result.catch(drop);
-      return result;
-    },
+  aroundQuery(client, (query, args) => {
+    const result = query(...args);
+    if (result instanceof Promise) result.catch(drop);
+    return result;
   });
 }
 

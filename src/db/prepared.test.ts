@@ -17,17 +17,22 @@ describe('prepared queries', () => {
     db.selectFrom(sql<{ n: number }>`(select generate_series(1, 10) as n)`.as('t')).select('t.n');
 
   it('runs each call with its own values, per shape, the same rows as the query built anew', async () => {
-    const query = prepare((db, p: { min: number; max: number }, shape) => {
+    const query = prepare((db, p: { min: number; max?: number | undefined }) => {
       const q = numbers(db).where('t.n', '>=', p.min);
-      return (shape === 'bounded' ? q.where('t.n', '<=', p.max) : q).orderBy('t.n');
+      return (p.max !== undefined ? q.where('t.n', '<=', p.max) : q).orderBy('t.n');
     });
     const ns = (rows: { n: number }[]) => rows.map((r) => Number(r.n));
-    assert.deepEqual(ns(await query(db, { min: 8, max: 0 })), [8, 9, 10]);
-    assert.deepEqual(ns(await query(db, { min: 2, max: 4 }, 'bounded')), [2, 3, 4]);
-    assert.deepEqual(ns(await query(db, { min: 9, max: 0 })), [9, 10], 'the cached shape takes new values');
+    assert.deepEqual(ns(await query(db, { min: 8 })), [8, 9, 10]);
+    assert.deepEqual(ns(await query(db, { min: 2, max: 4 })), [2, 3, 4]);
     assert.deepEqual(
-      ns(await query(db, { min: 3, max: 3 }, 'bounded')),
+      ns(await query(db, { min: 9, max: undefined })),
+      [9, 10],
+      'the cached shape takes new values',
+    );
+    assert.deepEqual(
+      ns(await query(db, { max: 3, min: 3 })),
       ns(await numbers(db).where('t.n', '>=', 3).where('t.n', '<=', 3).execute()),
+      'the shape is which values are present, whatever their order',
     );
   });
 

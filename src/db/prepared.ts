@@ -15,25 +15,24 @@ type Compiled = { query: CompiledQuery; slots: Slot[] };
 /**
  * A query built with Kysely once per shape and then run with new values: on the hottest paths (the key
  * lookup of every request, the calls page) building and compiling the operation tree cost more CPU than
- * reading the rows (~30 µs each, issue 8). `build` receives placeholders, not values, so it must not look
- * at them (branching belongs in `shape`, a string naming the variant). The SQL is compiled once for all
- * databases: PostgreSQL and PGlite share Kysely's PostgreSQL compiler.
+ * reading the rows (~30 µs each, issue 8). The shape is which values are present (absent: undefined, null
+ * or ''); `build` receives placeholders for the present ones and undefined for the others, so it may branch
+ * on presence but must not look at the values. The SQL is compiled once for all databases: PostgreSQL and
+ * PGlite share Kysely's PostgreSQL compiler.
  */
-export function prepare<P extends Record<string, unknown>, R>(
-  build: (db: Database, p: P, shape: string) => Compilable<R>,
-) {
+export function prepare<P extends Record<string, unknown>, R>(build: (db: Database, p: P) => Compilable<R>) {
   const cache = new Map<string, Compiled>();
 
-  function compile(db: Database, shape: string): Compiled {
+  function compile(db: Database, present: string[]): Compiled {
     const names = new Map<unknown, string>();
-    const placeholders = new Proxy({} as P, {
-      get: (_, name) => {
-        const placeholder = `${MARK}${String(name)}`;
-        names.set(placeholder, String(name));
-        return placeholder;
-      },
-    });
-    const query = build(db, placeholders, shape).compile();
+    const placeholders = Object.fromEntries(
+      present.map((name) => {
+        const placeholder = `${MARK}${name}`;
+        names.set(placeholder, name);
+        return [name, placeholder];
+      }),
+    ) as P;
+    const query = build(db, placeholders).compile();
     const slots = query.parameters.map((v): Slot => {
       const name = names.get(v);
       if (name) return { name };
@@ -45,10 +44,14 @@ export function prepare<P extends Record<string, unknown>, R>(
     return { query, slots };
   }
 
-  return async function run(db: Database, values: P, shape = ''): Promise<R[]> {
+  return async function run(db: Database, values: P): Promise<R[]> {
+    const present = Object.keys(values)
+      .filter((k) => ![undefined, null, ''].includes(values[k] as never))
+      .sort();
+    const shape = present.join(',');
     let compiled = cache.get(shape);
     if (!compiled) {
-      compiled = compile(db, shape);
+      compiled = compile(db, present);
       cache.set(shape, compiled);
     }
     const parameters = compiled.slots.map((s) => ('name' in s ? values[s.name] : s.value));
