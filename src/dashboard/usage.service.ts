@@ -31,6 +31,8 @@ const addDeltas = (a: repo.UsageDelta, b: repo.UsageDelta): repo.UsageDelta => (
   errors: a.errors + b.errors,
 });
 
+const keyDay = (d: { keyId: string; day: string }) => `${d.keyId}|${d.day}`;
+
 /**
  * Counts API requests per key per UTC day without writing on the request path: `record` only adds to
  * an in-memory map; `flush` (every few seconds, and when the app closes) upserts the sums in one statement.
@@ -46,7 +48,7 @@ export function createUsageService(deps: { db: Database; clock: Clock; logger: L
   });
 
   function merge(into: Map<string, repo.UsageDelta>, d: repo.UsageDelta) {
-    const k = `${d.keyId}|${d.day}`;
+    const k = keyDay(d);
     const cur = into.get(k);
     into.set(k, cur ? addDeltas(cur, d) : d);
   }
@@ -54,8 +56,14 @@ export function createUsageService(deps: { db: Database; clock: Clock; logger: L
   const service = {
     /** One API request by a key (any answer); errors are answers with status >= 400. */
     record(keyId: string, customerId: string, status: number): void {
-      const day = utcDay(clock.now());
-      counts.add(`${keyId}|${day}`, { keyId, customerId, day, requests: 1, errors: status >= 400 ? 1 : 0 });
+      const delta = {
+        keyId,
+        customerId,
+        day: utcDay(clock.now()),
+        requests: 1,
+        errors: status >= 400 ? 1 : 0,
+      };
+      counts.add(keyDay(delta), delta);
     },
 
     flush: counts.flush,
