@@ -30,61 +30,62 @@ function closer(server: net.Server, sockets: Set<net.Socket>) {
   };
 }
 
-/** Answers every request with this status (500, 503, 410…). */
-export async function statusReceiver(status: number): Promise<BadReceiver> {
+/**
+ * A plain-HTTP receiver that reads each request whole, counts it, then hands its response to `answer`.
+ * `release` is given the open sockets; `beforeClose` runs before they are destroyed.
+ */
+async function httpReceiver(
+  kind: string,
+  answer: (res: http.ServerResponse) => void,
+  hooks: { release?(sockets: Set<net.Socket>): void; beforeClose?(): void } = {},
+): Promise<BadReceiver> {
   let hits = 0;
   const sockets = new Set<net.Socket>();
   const server = http.createServer((req, res) => {
     req.resume();
     req.on('end', () => {
       hits += 1;
-      res.writeHead(status, { 'content-type': 'text/plain' }).end('no');
+      answer(res);
     });
   });
   const port = await listen(server);
+  const close = closer(server, sockets);
   return {
-    kind: `HTTP ${status}`,
+    kind,
     url: `http://127.0.0.1:${port}/hooks`,
     hits: () => hits,
-    release() {},
-    close: closer(server, sockets),
+    release: () => hooks.release?.(sockets),
+    async close() {
+      hooks.beforeClose?.();
+      await close();
+    },
   };
 }
 
+/** Answers every request with this status (500, 503, 410…). */
+export function statusReceiver(status: number): Promise<BadReceiver> {
+  return httpReceiver(`HTTP ${status}`, (res) =>
+    res.writeHead(status, { 'content-type': 'text/plain' }).end('no'),
+  );
+}
+
 /** Reads the request, then never answers until released (then 500): the sender's timeout must fire. */
-export async function hangingReceiver(): Promise<BadReceiver> {
-  let hits = 0;
+export function hangingReceiver(): Promise<BadReceiver> {
   const held = new Set<http.ServerResponse>();
-  const sockets = new Set<net.Socket>();
-  const server = http.createServer((req, res) => {
-    req.resume();
-    req.on('end', () => {
-      hits += 1;
-      held.add(res);
-    });
-  });
-  const port = await listen(server);
-  return {
-    kind: 'timeout (no answer)',
-    url: `http://127.0.0.1:${port}/hooks`,
-    hits: () => hits,
+  return httpReceiver('timeout (no answer)', (res) => held.add(res), {
     release() {
       for (const res of held) if (!res.destroyed) res.writeHead(500).end();
       held.clear();
     },
-    close: closer(server, sockets),
-  };
+  });
 }
 
 /** Sends 200 and its headers at once, then the body a byte at a time, slower than any timeout. */
-export async function slowBodyReceiver(): Promise<BadReceiver> {
-  let hits = 0;
+export function slowBodyReceiver(): Promise<BadReceiver> {
   const timers = new Set<NodeJS.Timeout>();
-  const sockets = new Set<net.Socket>();
-  const server = http.createServer((req, res) => {
-    req.resume();
-    req.on('end', () => {
-      hits += 1;
+  return httpReceiver(
+    'slow body',
+    (res) => {
       res.writeHead(200, { 'content-type': 'text/plain', 'content-length': '1000' });
       let sent = 0;
       const timer = setInterval(() => {
@@ -97,22 +98,16 @@ export async function slowBodyReceiver(): Promise<BadReceiver> {
         res.write('x');
       }, 200);
       timers.add(timer);
-    });
-  });
-  const port = await listen(server);
-  const close = closer(server, sockets);
-  return {
-    kind: 'slow body',
-    url: `http://127.0.0.1:${port}/hooks`,
-    hits: () => hits,
-    release() {
-      for (const s of sockets) s.destroy();
     },
-    async close() {
-      for (const t of timers) clearInterval(t);
-      await close();
+    {
+      release: (sockets) => {
+        for (const s of sockets) s.destroy();
+      },
+      beforeClose: () => {
+        for (const t of timers) clearInterval(t);
+      },
     },
-  };
+  );
 }
 
 /** Accepts the TCP connection and never says a word (no TLS, no HTTP) until released. */
@@ -169,22 +164,6 @@ export async function untrustedTlsReceiver(): Promise<BadReceiver> {
 }
 
 /** Answers 302 to another URL; a sender that followed it would show up there. */
-export async function redirectingReceiver(to: string): Promise<BadReceiver> {
-  let hits = 0;
-  const sockets = new Set<net.Socket>();
-  const server = http.createServer((req, res) => {
-    req.resume();
-    req.on('end', () => {
-      hits += 1;
-      res.writeHead(302, { location: to }).end();
-    });
-  });
-  const port = await listen(server);
-  return {
-    kind: 'redirect (302)',
-    url: `http://127.0.0.1:${port}/hooks`,
-    hits: () => hits,
-    release() {},
-    close: closer(server, sockets),
-  };
+export function redirectingReceiver(to: string): Promise<BadReceiver> {
+  return httpReceiver('redirect (302)', (res) => res.writeHead(302, { location: to }).end());
 }
