@@ -4,9 +4,15 @@ import type { Clock } from './clock.ts';
 import type { DashboardSettings } from './dashboard/context.ts';
 import { registerDashboard } from './dashboard/plugin.ts';
 import './http/fastify-types.ts';
-import { onFrameworkError, registerErrorHandling, routeRegistry } from './http/error-handler.ts';
-import { API_PREFIX, registerGuard } from './http/guard.ts';
-import { registerApiRoutes } from './http/routes.ts';
+import { registerGuard } from './access/guard.ts';
+import {
+  clientErrorHandler,
+  onFrameworkError,
+  registerApiNotFound,
+  registerErrorHandling,
+  routeRegistry,
+} from './http/error-handler.ts';
+import { API_PREFIX } from './http/prefixes.ts';
 import { zodValidatorCompiler } from './http/validation.ts';
 import { newUuid } from './ids.ts';
 import { registerOpenApi } from './openapi/openapi.plugin.ts';
@@ -14,7 +20,10 @@ import { registerOpenApiDocument, registerReferencePage } from './openapi/openap
 import type { Metrics } from './ops/metrics.ts';
 import { type ReadinessProbe, registerOpsRoutes } from './ops/ops.routes.ts';
 import type { RateLimiter } from './rate-limit/interface.ts';
+import { registerApiRoutes } from './routes.ts';
 import type { Services } from './services.ts';
+import { registerElevenLabsWebhook } from './upstream/elevenlabs-webhook.routes.ts';
+import { webhookOperations } from './webhooks/webhooks.openapi.ts';
 
 export type AppOptions = {
   services: Services;
@@ -49,6 +58,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
     routerOptions: { ignoreTrailingSlash: true },
     return503OnClosing: true,
     frameworkErrors: onFrameworkError,
+    clientErrorHandler: clientErrorHandler(options.logger),
   }) as unknown as FastifyInstance;
 
   app.setValidatorCompiler(zodValidatorCompiler);
@@ -69,7 +79,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   // Test-only instruments (e.g. the response-schema check), before any route so they see every one.
   options.instrument?.(app);
   // OpenAPI: collects every route registered after it; served at /api/v1/openapi.json and rendered at /docs.
-  await registerOpenApi(app);
+  await registerOpenApi(app, webhookOperations());
 
   app.addHook('onResponse', async (request, reply) => {
     options.metrics.observeRequest(
@@ -101,9 +111,21 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
     settings: options.dashboard,
   });
   registerOpsRoutes(app, options.readinessProbes, options.metrics);
+  // The provider's own webhooks (PROVIDER=elevenlabs): outside /api/v1, signed by the provider, not keyed.
+  const { elevenlabs } = options.services;
+  if (elevenlabs) {
+    registerElevenLabsWebhook(app, {
+      assistantForAgent: elevenlabs.assistantForAgent,
+      clock: options.clock,
+      limiter: options.limiter,
+      lifecycle: options.services.lifecycle,
+      webhookSecret: elevenlabs.webhookSecret,
+    });
+  }
   registerReferencePage(app);
   await app.register(
     async (api) => {
+      registerApiNotFound(api, allowedMethods);
       registerApiRoutes(api, options.services);
       registerOpenApiDocument(api);
     },

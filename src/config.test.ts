@@ -14,6 +14,26 @@ describe('configuration', () => {
     assert.equal(c.keyRateLimitPerMinute, 60);
     assert.equal(c.keyRotationGraceSeconds, 86_400);
     assert.equal(c.httpPort, undefined);
+    assert.equal(c.reconcileIntervalSeconds, 60, 'calls not ended are checked every minute');
+    assert.equal(c.webhookBacklogWarnSeconds, 60, 'an outbox a minute behind is reported');
+  });
+
+  it('names each setting after its variable in camel case, with the values the schema gives', () => {
+    const c = loadConfig({
+      WEBHOOK_ALLOW_PRIVATE_TARGETS: 'true',
+      AUTH_FAILURES_PER_MINUTE_PER_PREFIX: '7',
+      DEMO_INBOUND_CALLS_PER_MINUTE: '3',
+      BASE_URL: 'https://api.example.com//',
+      HTTP_PORT: '0',
+      LOG_LEVEL: 'debug',
+    });
+    assert.equal(c.webhookAllowPrivateTargets, true);
+    assert.equal(c.authFailuresPerMinutePerPrefix, 7);
+    assert.equal(c.demoInboundCallsPerMinute, 3);
+    assert.equal(c.baseUrl, 'https://api.example.com');
+    assert.equal(c.httpPort, undefined, 'port 0 is no plain listener');
+    assert.equal(c.logLevel, 'debug');
+    assert.equal(loadConfig({}).logLevel, undefined, 'each entry point has its own default');
   });
 
   it('lists every wrong value, each naming its variable', () => {
@@ -39,6 +59,38 @@ describe('configuration', () => {
         }
         return true;
       },
+    );
+  });
+
+  it('PROVIDER=elevenlabs needs its API key and webhook secret, each named; the simulator needs neither', () => {
+    assert.equal(loadConfig({}).provider, 'simulator');
+    assert.equal(loadConfig({ ELEVENLABS_API_KEY: 'k' }).provider, 'simulator');
+    assert.throws(
+      () => loadConfig({ PROVIDER: 'elevenlabs' }),
+      (error: Error) =>
+        /^ {2}ELEVENLABS_API_KEY: required when PROVIDER=elevenlabs$/m.test(error.message) &&
+        /^ {2}ELEVENLABS_WEBHOOK_SECRET: required when PROVIDER=elevenlabs$/m.test(error.message),
+    );
+    assert.throws(
+      () => loadConfig({ PROVIDER: 'elevenlabs', ELEVENLABS_API_KEY: 'k' }),
+      /ELEVENLABS_WEBHOOK_SECRET: required/,
+    );
+    assert.throws(
+      () =>
+        loadConfig({ PROVIDER: 'elevenlabs', ELEVENLABS_API_KEY: 'k', ELEVENLABS_WEBHOOK_SECRET: 'short' }),
+      /ELEVENLABS_WEBHOOK_SECRET: must be at least 16 characters/,
+    );
+    assert.throws(() => loadConfig({ ELEVENLABS_BASE_URL: 'not a url' }), /ELEVENLABS_BASE_URL/);
+    const c = loadConfig({
+      PROVIDER: 'elevenlabs',
+      ELEVENLABS_API_KEY: 'k',
+      ELEVENLABS_WEBHOOK_SECRET: 'wsec_0123456789abcdef',
+    });
+    assert.equal(c.elevenlabsBaseUrl, 'https://api.elevenlabs.io', 'the public API unless said');
+    assert.equal(c.providerTimeoutMs, 10_000);
+    assert.equal(
+      loadConfig({ ELEVENLABS_BASE_URL: 'http://127.0.0.1:9999/' }).elevenlabsBaseUrl,
+      'http://127.0.0.1:9999',
     );
   });
 

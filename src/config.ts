@@ -31,9 +31,18 @@ const envSchema = z.object({
   HOST: z.string().min(1).default('127.0.0.1'),
   PORT: int(0, 65535, 8443),
   /** Optional plain-HTTP listener: answers every request with a problem unless it came through a trusted TLS proxy. */
-  HTTP_PORT: int(0, 65535, 0).optional(),
-  BASE_URL: z.url().optional(),
-  DATA_DIR: z.string().min(1).default('./data'),
+  HTTP_PORT: int(0, 65535, 0)
+    .optional()
+    .transform((v) => v || undefined),
+  BASE_URL: z
+    .url()
+    .optional()
+    .transform((v) => v?.replace(/\/+$/, '')),
+  DATA_DIR: z
+    .string()
+    .min(1)
+    .default('./data')
+    .transform((v) => path.resolve(v)),
   DATABASE_URL: z
     .string()
     .regex(/^postgres(ql)?:\/\//, 'must be a postgres:// or postgresql:// URL')
@@ -69,67 +78,50 @@ const envSchema = z.object({
   /** Run the delivery worker inside the API process (turn off when running separate `worker` processes). */
   WORKER_IN_PROCESS: bool(true),
   WORKER_CONCURRENCY: int(1, 1000, 50),
+  /** A warning (log, `/readyz` `warnings`) while the oldest due webhook delivery has waited longer than this. */
+  WEBHOOK_BACKLOG_WARN_SECONDS: int(1, 24 * 3600, 60),
   /** Dashboard sessions end after this long unused (default 12 h) or this long after sign-in (default 7 days). */
   DASHBOARD_SESSION_IDLE_SECONDS: int(60, 7 * 24 * 3600, 12 * 3600),
   DASHBOARD_SESSION_ABSOLUTE_SECONDS: int(300, 30 * 24 * 3600, 7 * 24 * 3600),
   DASHBOARD_LOGIN_FAILURES_PER_MINUTE_PER_IP: int(1, 10_000, 10),
   DASHBOARD_LOGIN_FAILURES_PER_MINUTE_PER_EMAIL: int(1, 10_000, 5),
-  LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
+  /** Unset: each entry point's own default (the server `info`, the CLI `warn`). */
+  LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).optional(),
   DEMO_SEED: bool(true),
-  // Provider and outbound calls (issue 4)
-  /** The upstream voice provider; only the built-in simulator for now. */
-  PROVIDER: z.enum(['simulator']).default('simulator'),
+  // Provider and outbound calls
+  /** The upstream voice provider: the built-in simulator, or ElevenLabs Agents (docs/provider-elevenlabs.md). */
+  PROVIDER: z.enum(['simulator', 'elevenlabs']).default('simulator'),
+  /** PROVIDER=elevenlabs: the API key (`xi-api-key`) and the post-call webhook's HMAC secret, both required. */
+  ELEVENLABS_API_KEY: z.string().min(1).optional(),
+  ELEVENLABS_WEBHOOK_SECRET: z.string().min(16, 'must be at least 16 characters').optional(),
+  ELEVENLABS_BASE_URL: z
+    .url()
+    .default('https://api.elevenlabs.io')
+    .transform((v) => v.replace(/\/+$/, '')),
+  /** How long one request to the provider may take before it counts as a timeout. */
+  PROVIDER_TIMEOUT_MS: int(100, 120_000, 10_000),
   /** Simulator fault injection: `unavailable` fails every API call, `slow` delays each by PROVIDER_SLOW_MS. */
   PROVIDER_FAULT: z.enum(['none', 'unavailable', 'slow']).default('none'),
   PROVIDER_SLOW_MS: int(0, 120_000, 3000),
   /** How long a finished conversation's transcript reads as "still settling" (202 pending). */
   PROVIDER_SETTLE_SECONDS: int(0, 7200, 15),
-  /** Simulated inbound calls per minute to random active assistants; default 2 in demo mode, else 0. */
+  /** How often every call that has not ended is checked with its provider (also once at start). */
+  RECONCILE_INTERVAL_SECONDS: int(1, 86_400, 60),
+  /** Simulated inbound calls per minute to random active assistants; unset: 2 in demo mode, else 0. */
   DEMO_INBOUND_CALLS_PER_MINUTE: int(0, 600, 0).optional(),
 });
 
-export type Config = {
-  host: string;
-  port: number;
-  httpPort: number | undefined;
-  baseUrl: string | undefined;
-  dataDir: string;
-  databaseUrl: string | undefined;
-  databasePoolSize: number;
-  databaseQueryTimeoutMs: number;
-  redisUrl: string | undefined;
-  tlsCertFile: string | undefined;
-  tlsKeyFile: string | undefined;
-  trustedProxies: string[];
-  serverSecret: string | undefined;
-  keyRotationGraceSeconds: number;
-  rateLimitPerMinute: number;
-  keyRateLimitPerMinute: number;
-  authFailuresPerMinutePerIp: number;
-  authFailuresPerMinutePerPrefix: number;
-  bodyLimitBytes: number;
-  probesPerMinutePerIp: number;
-  webhookTimeoutMs: number;
-  webhookAllowHttp: boolean;
-  webhookAllowPrivateTargets: boolean;
-  webhookMaxSubscriptions: number;
-  webhookSecretRotationGraceSeconds: number;
-  webhookLogRetentionDays: number;
-  workerInProcess: boolean;
-  workerConcurrency: number;
-  dashboardSessionIdleSeconds: number;
-  dashboardSessionAbsoluteSeconds: number;
-  dashboardLoginFailuresPerMinutePerIp: number;
-  dashboardLoginFailuresPerMinutePerEmail: number;
-  logLevel: string;
-  demoSeed: boolean;
-  provider: 'simulator';
-  providerFault: 'none' | 'unavailable' | 'slow';
-  providerSlowMs: number;
-  providerSettleSeconds: number;
-  /** Undefined: decided by the entry point (demo mode or not). */
-  demoInboundCallsPerMinute: number | undefined;
-};
+type Env = z.output<typeof envSchema>;
+
+/** `WEBHOOK_ALLOW_HTTP` → `webhookAllowHttp`: the config is the environment, renamed, so one list serves both. */
+type Camel<S extends string> = S extends `${infer Head}_${infer Tail}`
+  ? `${Lowercase<Head>}${Capitalize<Camel<Tail>>}`
+  : Lowercase<S>;
+
+export type Config = { [K in keyof Env as Camel<K & string>]: Env[K] };
+
+const camel = (name: string): string =>
+  name.toLowerCase().replace(/_([a-z])/g, (_, c: string) => c.toUpperCase());
 
 export class ConfigError extends Error {}
 
@@ -145,45 +137,13 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   if (Boolean(e.TLS_CERT_FILE) !== Boolean(e.TLS_KEY_FILE)) {
     throw new ConfigError('Invalid configuration:\n  TLS_CERT_FILE and TLS_KEY_FILE must be set together');
   }
-  return {
-    host: e.HOST,
-    port: e.PORT,
-    httpPort: e.HTTP_PORT || undefined,
-    baseUrl: e.BASE_URL?.replace(/\/+$/, ''),
-    dataDir: path.resolve(e.DATA_DIR),
-    databaseUrl: e.DATABASE_URL,
-    databasePoolSize: e.DATABASE_POOL_SIZE,
-    databaseQueryTimeoutMs: e.DATABASE_QUERY_TIMEOUT_MS,
-    redisUrl: e.REDIS_URL,
-    tlsCertFile: e.TLS_CERT_FILE,
-    tlsKeyFile: e.TLS_KEY_FILE,
-    trustedProxies: e.TRUSTED_PROXIES,
-    serverSecret: e.SERVER_SECRET,
-    keyRotationGraceSeconds: e.KEY_ROTATION_GRACE_SECONDS,
-    rateLimitPerMinute: e.RATE_LIMIT_PER_MINUTE,
-    keyRateLimitPerMinute: e.KEY_RATE_LIMIT_PER_MINUTE,
-    authFailuresPerMinutePerIp: e.AUTH_FAILURES_PER_MINUTE_PER_IP,
-    authFailuresPerMinutePerPrefix: e.AUTH_FAILURES_PER_MINUTE_PER_PREFIX,
-    bodyLimitBytes: e.BODY_LIMIT_BYTES,
-    probesPerMinutePerIp: e.PROBES_PER_MINUTE_PER_IP,
-    webhookTimeoutMs: e.WEBHOOK_TIMEOUT_MS,
-    webhookAllowHttp: e.WEBHOOK_ALLOW_HTTP,
-    webhookAllowPrivateTargets: e.WEBHOOK_ALLOW_PRIVATE_TARGETS,
-    webhookMaxSubscriptions: e.WEBHOOK_MAX_SUBSCRIPTIONS,
-    webhookSecretRotationGraceSeconds: e.WEBHOOK_SECRET_ROTATION_GRACE_SECONDS,
-    webhookLogRetentionDays: e.WEBHOOK_LOG_RETENTION_DAYS,
-    workerInProcess: e.WORKER_IN_PROCESS,
-    workerConcurrency: e.WORKER_CONCURRENCY,
-    dashboardSessionIdleSeconds: e.DASHBOARD_SESSION_IDLE_SECONDS,
-    dashboardSessionAbsoluteSeconds: e.DASHBOARD_SESSION_ABSOLUTE_SECONDS,
-    dashboardLoginFailuresPerMinutePerIp: e.DASHBOARD_LOGIN_FAILURES_PER_MINUTE_PER_IP,
-    dashboardLoginFailuresPerMinutePerEmail: e.DASHBOARD_LOGIN_FAILURES_PER_MINUTE_PER_EMAIL,
-    logLevel: e.LOG_LEVEL,
-    demoSeed: e.DEMO_SEED,
-    provider: e.PROVIDER,
-    providerFault: e.PROVIDER_FAULT,
-    providerSlowMs: e.PROVIDER_SLOW_MS,
-    providerSettleSeconds: e.PROVIDER_SETTLE_SECONDS,
-    demoInboundCallsPerMinute: e.DEMO_INBOUND_CALLS_PER_MINUTE,
-  };
+  if (e.PROVIDER === 'elevenlabs') {
+    const missing = (['ELEVENLABS_API_KEY', 'ELEVENLABS_WEBHOOK_SECRET'] as const).filter((name) => !e[name]);
+    if (missing.length > 0) {
+      throw new ConfigError(
+        `Invalid configuration:\n${missing.map((name) => `  ${name}: required when PROVIDER=elevenlabs`).join('\n')}`,
+      );
+    }
+  }
+  return Object.fromEntries(Object.entries(e).map(([name, value]) => [camel(name), value])) as Config;
 }

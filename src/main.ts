@@ -1,3 +1,5 @@
+import fs from 'node:fs';
+import path from 'node:path';
 import { Command, CommanderError } from 'commander';
 import { registerAssistantCommands } from './cli/assistants.commands.ts';
 import { registerCallCommands } from './cli/calls.commands.ts';
@@ -16,25 +18,50 @@ import { startVoiceBackground } from './lifecycle/background.ts';
 import { createLogger } from './logger.ts';
 import { openRuntime } from './runtime.ts';
 import { startServer } from './server.ts';
-import { createConfiguredWorker, registerOutboxGauges } from './webhooks/worker-runtime.ts';
+import { startReconciliation } from './upstream/elevenlabs-reconcile.ts';
+import { createConfiguredWorker, registerOutboxGauges } from './worker.ts';
 
 async function serve(): Promise<void> {
   const config = loadConfig();
-  const logger = createLogger(config.logLevel);
+  const logger = createLogger(config.logLevel ?? 'info');
+  // The first start on a new data folder spends most of its time in PGlite's initdb: say so, not silence.
+  if (!config.databaseUrl && !fs.existsSync(path.join(config.dataDir, 'pglite'))) {
+    process.stderr.write(`Creating the embedded database in ${config.dataDir} (first start only: 5-15 s)…\n`);
+  }
   const runtime = await openRuntime(config, systemClock, logger);
-  const seed =
-    config.demoSeed && runtime.database.kind === 'pglite' && (await runtime.services.customers.isEmpty())
-      ? await seedDemo(runtime.database.db, runtime.services, systemClock)
-      : null;
-  const demoUser = seed ? await seedDemoUser(runtime.services, seed.customerId) : null;
+  const seedDemoData =
+    config.demoSeed && runtime.database.kind === 'pglite' && (await runtime.services.customers.isEmpty());
+  if (seedDemoData) process.stderr.write('Adding demo data…\n');
+  const seed = seedDemoData ? await seedDemo(runtime.database.db, runtime.services, systemClock) : null;
+  const demoUser = seed ? await seedDemoUser(runtime.services.dashboard.users, seed.customerId) : null;
   const delivery = config.workerInProcess ? createConfiguredWorker(runtime) : null;
   delivery?.worker.start();
   registerOutboxGauges(runtime);
   const server = await startServer(runtime, delivery ? [delivery.probe] : []);
-  // Provider simulator, call lifecycle and post-processing (issue 4); demo inbound traffic in demo mode.
-  const voice = startVoiceBackground(runtime, {
-    demo: config.demoSeed && runtime.database.kind === 'pglite',
-  });
+  // Provider simulator, call lifecycle and post-processing; demo inbound traffic in demo mode.
+  const voice = startVoiceBackground(
+    {
+      db: runtime.database.db,
+      parts: runtime.services,
+      config,
+      clock: runtime.clock,
+      logger: runtime.logger,
+    },
+    { demo: config.demoSeed && runtime.database.kind === 'pglite' && config.provider === 'simulator' },
+  );
+  // PROVIDER=elevenlabs: every minute, placements that timed out and inbound conversations no webhook reported.
+  const upstream = runtime.services.elevenlabs;
+  const reconciliation = upstream
+    ? startReconciliation(
+        {
+          db: runtime.database.db,
+          provider: upstream.provider,
+          lifecycle: runtime.services.lifecycle,
+          clock: runtime.clock,
+        },
+        (err) => logger.error({ err }, 'ElevenLabs reconciliation failed'),
+      )
+    : null;
 
   const lines = [
     '',
@@ -68,6 +95,7 @@ async function serve(): Promise<void> {
     timer.unref();
     await server.close();
     await voice.stop();
+    await reconciliation?.stop();
     await delivery?.close();
     await runtime.close();
     process.exit(0);
@@ -79,7 +107,7 @@ async function serve(): Promise<void> {
 /** Webhook delivery alone, for scaling out beside API processes (needs DATABASE_URL: PGlite is one process). */
 async function work(): Promise<void> {
   const config = loadConfig();
-  const logger = createLogger(config.logLevel);
+  const logger = createLogger(config.logLevel ?? 'info');
   const runtime = await openRuntime(config, systemClock, logger);
   const delivery = createConfiguredWorker(runtime);
   delivery.worker.start();

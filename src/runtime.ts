@@ -13,7 +13,7 @@ import type { RateLimiter } from './rate-limit/interface.ts';
 import { createMemoryLimiter } from './rate-limit/memory.ts';
 import { createRedisLimiter, REDIS_CLIENT_OPTIONS } from './rate-limit/redis.ts';
 import { loadServerSecret } from './server-secret.ts';
-import { createServices, type Services } from './services.ts';
+import { createServices, type ProviderChoice, type Services } from './services.ts';
 import { createSigner } from './signer.ts';
 
 export type Runtime = {
@@ -28,6 +28,18 @@ export type Runtime = {
   logger: Logger;
   close(): Promise<void>;
 };
+
+/** PROVIDER and its settings (config.ts checks that ElevenLabs' are all there). */
+export function providerChoice(config: Config): ProviderChoice {
+  if (config.provider !== 'elevenlabs') return { kind: 'simulator' };
+  return {
+    kind: 'elevenlabs',
+    apiKey: config.elevenlabsApiKey ?? '',
+    webhookSecret: config.elevenlabsWebhookSecret ?? '',
+    baseUrl: config.elevenlabsBaseUrl,
+    timeoutMs: config.providerTimeoutMs,
+  };
+}
 
 /** Opens storage (locking the embedded folder), migrates, and wires the domain layer; shared by every entry point. */
 export async function openRuntime(config: Config, clock: Clock, logger: Logger): Promise<Runtime> {
@@ -49,6 +61,8 @@ export async function openRuntime(config: Config, clock: Clock, logger: Logger):
     const limiter = redis ? createRedisLimiter(redis, createMemoryLimiter(), logger) : createMemoryLimiter();
     const services = createServices({
       db: database.db,
+      provider: providerChoice(config),
+      notifications: database.notifications,
       clock,
       hasher,
       signer: createSigner(serverSecret),
@@ -58,6 +72,7 @@ export async function openRuntime(config: Config, clock: Clock, logger: Logger):
         allowHttpTargets: config.webhookAllowHttp,
         allowPrivateTargets: config.webhookAllowPrivateTargets,
         secretRotationGraceSeconds: config.webhookSecretRotationGraceSeconds,
+        timeoutMs: config.webhookTimeoutMs,
       },
       logger,
       rotationGraceSeconds: config.keyRotationGraceSeconds,

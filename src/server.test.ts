@@ -24,6 +24,8 @@ describe('npm start (serve) on the embedded default', () => {
       const url = /listening on (https:\/\/[^\s]+)\/api\/v1/.exec(banner)?.[1];
       const key = /(svc_live_[0-9A-Za-z]{36})/.exec(banner)?.[1];
       assert.ok(url && key, banner);
+      // A first start says what it is doing before the banner, rather than staying silent for seconds.
+      assert.match(banner, /^Creating the embedded database in .+\nAdding demo data…\n/, banner);
       const ca = fs.readFileSync(path.join(dir, 'tls', 'cert.pem'), 'utf8');
       const agent = new Agent({ connect: { ca } });
       const res = await request(`${url}/api/v1/auth/whoami`, {

@@ -1,10 +1,10 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { makeAssistants } from '../calls/calls.fixtures.ts';
+import type { AssistantRow } from '../db/tables/assistants.table.ts';
 import { newUuid } from '../ids.ts';
 import { GRANTABLE_SCOPES } from '../keys/scopes.ts';
+import { makeAssistants } from '../testing/calls.fixtures.ts';
 import { newCustomer, startTestApp, type TestApp, type TestCustomer } from '../testing/test-app.ts';
-import type { AssistantRow } from './assistants.table.ts';
 
 const FIELDS = [
   'created_at',

@@ -1,6 +1,6 @@
 import { sql } from 'kysely';
 import type { Database } from '../db/database.ts';
-import type { AssistantRow } from './assistants.table.ts';
+import type { AssistantRow } from '../db/tables/assistants.table.ts';
 
 export async function insertAssistant(db: Database, row: AssistantRow): Promise<void> {
   await db.insertInto('assistants').values(row).execute();
@@ -15,7 +15,11 @@ const scoped = (db: Database, f: AssistantFilter) => {
   return q;
 };
 
-/** Newest first (`created_at desc, id desc`): a range scan on assistants_customer_idx. */
+/**
+ * Newest first (`created_at desc, id desc`): a range scan on assistants_customer_idx. Every row also carries
+ * `total` (how many match) and, after a cursor, `before` (how many precede the page), so a page is one round
+ * trip; a page past the end has no row to carry them (`countAssistants`).
+ */
 export function assistantPageQuery(
   db: Database,
   f: AssistantFilter,
@@ -33,6 +37,8 @@ export function assistantPageQuery(
     'created_at',
     'updated_at',
     sql<string>`(extract(epoch from created_at) * 1000000)::bigint::text`.as('position_micros'),
+    countQuery(db, f).as('total'),
+    ('after' in start ? countQuery(db, f, start.after) : sql<null>`null`).as('before'),
   ]);
   if ('after' in start) {
     const { atIso, id } = start.after;
@@ -50,8 +56,20 @@ export async function countAssistants(
   f: AssistantFilter,
   upTo?: { atIso: string; id: string },
 ): Promise<number> {
-  let q = scoped(db, f).select((eb) => eb.fn.countAll<string | number | bigint>().as('n'));
-  if (upTo) q = q.where(sql<boolean>`(created_at, id) >= (${upTo.atIso}::timestamptz, ${upTo.id}::uuid)`);
-  const row = await q.executeTakeFirstOrThrow();
+  const row = await countQuery(db, f, upTo).executeTakeFirstOrThrow();
   return Number(row.n);
+}
+
+function countQuery(db: Database, f: AssistantFilter, upTo?: { atIso: string; id: string }) {
+  const q = scoped(db, f).select((eb) => eb.fn.countAll<string | number | bigint>().as('n'));
+  return upTo ? q.where(sql<boolean>`(created_at, id) >= (${upTo.atIso}::timestamptz, ${upTo.id}::uuid)`) : q;
+}
+
+/** The fields placing or receiving a call needs, whichever customer owns the assistant (callers check). */
+export async function findAssistant(db: Database, assistantId: string) {
+  return db
+    .selectFrom('assistants')
+    .select(['id', 'customer_id', 'name', 'language', 'is_active', 'phone_numbers'])
+    .where('id', '=', assistantId)
+    .executeTakeFirst();
 }

@@ -1,7 +1,7 @@
 import type { FastifyInstance } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
-import { AppError } from '../errors/app-error.ts';
-import { apiResponses } from '../openapi/responses.ts';
+import { apiResponses } from '../http/responses.ts';
+import { requirePrincipal } from '../keys/request-principal.ts';
 import { listAssistantsQuery } from './assistants.query.ts';
 import type { AssistantsService } from './assistants.service.ts';
 import { assistantsPageSchema } from './assistants.views.ts';
@@ -27,8 +27,7 @@ export function registerListAssistants(app: FastifyInstance, assistants: Assista
       config: { scope: 'read_assistants' },
     },
     async (request) => {
-      if (!request.principal) throw new AppError('internal.error', 'Route reached without a principal.');
-      return assistants.listAssistants(request.principal.customerId, request.query);
+      return assistants.listAssistants(requirePrincipal(request).customerId, request.query);
     },
   );
 }

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { makeAssistants } from '../calls/calls.fixtures.ts';
+import { makeAssistants } from '../testing/calls.fixtures.ts';
 import { newCustomer, startTestApp, type TestApp, type TestCustomer } from '../testing/test-app.ts';
 
 describe('GET /assistants validation: 422 input.invalid, one issue per problem', () => {

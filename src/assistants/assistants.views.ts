@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import type { AssistantRow } from './assistants.table.ts';
+import type { AssistantRow } from '../db/tables/assistants.table.ts';
 
 /** Spec 2.2. */
 export const assistantSchema = z

@@ -1,10 +1,10 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
+import type { NewCall } from '../db/tables/calls.table.ts';
 import { newUuid } from '../ids.ts';
+import { makeAssistants, makeCalls } from '../testing/calls.fixtures.ts';
 import { newCustomer, startTestApp, type TestApp } from '../testing/test-app.ts';
-import { makeAssistants, makeCalls } from './calls.fixtures.ts';
 import { insertCalls } from './calls.repository.ts';
-import type { NewCall } from './calls.table.ts';
 
 describe('external_id and variables on GET /calls and GET /calls/{id}', () => {
   let t: TestApp;

@@ -1,11 +1,11 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { sql } from 'kysely';
+import type { NewCall } from '../db/tables/calls.table.ts';
 import { newUuid } from '../ids.ts';
+import { expectedOrder, makeAssistants, makeCalls } from '../testing/calls.fixtures.ts';
 import { newCustomer, startTestApp, type TestApp } from '../testing/test-app.ts';
-import { expectedOrder, makeAssistants, makeCalls } from './calls.fixtures.ts';
 import { insertCalls } from './calls.repository.ts';
-import type { NewCall } from './calls.table.ts';
 
 const ids = (body: { data: { id: string }[] }) => body.data.map((x) => x.id);
 

@@ -1,8 +1,8 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { newUuid } from '../ids.ts';
+import { expectedOrder, makeAssistants, makeCalls } from '../testing/calls.fixtures.ts';
 import { newCustomer, startTestApp, type TestApp } from '../testing/test-app.ts';
-import { expectedOrder, makeAssistants, makeCalls } from './calls.fixtures.ts';
 import { insertCalls } from './calls.repository.ts';
 
 const LIST_FIELDS = [

@@ -1,11 +1,12 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import type { AssistantRow } from '../assistants/assistants.table.ts';
-import { generateCalls, rng } from '../demo/call-generator.ts';
+import type { AssistantRow } from '../db/tables/assistants.table.ts';
+import type { NewCall } from '../db/tables/calls.table.ts';
+import { generateCalls } from '../demo/call-generator.ts';
+import { rng } from '../provider/random.ts';
+import { expectedOrder, makeAssistants, makeCalls, walkCalls } from '../testing/calls.fixtures.ts';
 import { newCustomer, startTestApp, type TestApp, type TestCustomer } from '../testing/test-app.ts';
-import { expectedOrder, makeAssistants, makeCalls, walkCalls } from './calls.fixtures.ts';
 import { insertCalls } from './calls.repository.ts';
-import type { NewCall } from './calls.table.ts';
 
 const duplicates = (ids: string[]) => ids.filter((id, i) => ids.indexOf(id) !== i);
 

@@ -3,8 +3,8 @@ import { after, before, describe, it } from 'node:test';
 import { type Compilable, sql } from 'kysely';
 import { assistantPageQuery } from '../assistants/assistants.repository.ts';
 import type { Database } from '../db/database.ts';
+import { makeAssistants, makeCalls } from '../testing/calls.fixtures.ts';
 import { newCustomer, startTestApp, type TestApp } from '../testing/test-app.ts';
-import { makeAssistants, makeCalls } from './calls.fixtures.ts';
 import {
   type CallListFilter,
   type CallPosition,
@@ -148,11 +148,46 @@ describe('list queries are index range scans in index order (EXPLAIN)', () => {
     assertIndexRangeScan(nodes, 'calls', 'calls_customer_direction_started_idx', ['direction']);
   });
 
-  it('GET /assistants, offset and cursor: assistants_customer_idx', async () => {
+  it('GET /calls, page: one statement, the skipped rows index-only, the page a range scan after them', async () => {
+    const f = { customerId, direction: 'inbound' as const };
+    const nodes = await planOf(t.db, (tx) => callPageQuery(tx, f, { skipped: 50 }, 26));
+    const shape = JSON.stringify(nodes.map((n) => [n['Node Type'], n['Index Name'] ?? '']));
+    const scans = nodes.filter((n) => n['Relation Name'] === 'calls');
+    assert.deepEqual(
+      scans.map((n) => [n['Node Type'], n['Index Name']]).sort(),
+      [
+        ['Index Only Scan', 'calls_customer_direction_started_idx'],
+        ['Index Scan', 'calls_customer_direction_started_idx'],
+      ],
+      shape,
+    );
+    assert.deepEqual(
+      nodes.filter((n) => /Sort/.test(n['Node Type'])),
+      [],
+      shape,
+    );
+  });
+
+  it('GET /assistants, offset and cursor: the page and its counts all on assistants_customer_idx', async () => {
     const cursor = { after: after_ };
-    for (const start of [{ offset: 0 }, cursor]) {
+    for (const [start, scans] of [
+      [{ offset: 0 }, 2],
+      [cursor, 3],
+    ] as const) {
       const nodes = await planOf(t.db, (tx) => assistantPageQuery(tx, { customerId }, start, 51));
-      assertIndexRangeScan(nodes, 'assistants', 'assistants_customer_idx', ['customer_id']);
+      const shape = JSON.stringify(nodes.map((n) => [n['Node Type'], n['Index Name'] ?? '']));
+      const onTable = nodes.filter((n) => n['Relation Name'] === 'assistants');
+      assert.equal(onTable.length, scans, shape);
+      for (const scan of onTable) {
+        assert.match(scan['Node Type'], /^Index (Only )?Scan$/, shape);
+        assert.equal(scan['Index Name'], 'assistants_customer_idx', shape);
+        assert.ok(scan['Index Cond']?.includes('customer_id'), shape);
+      }
+      assert.deepEqual(
+        nodes.filter((n) => /Sort/.test(n['Node Type'])),
+        [],
+        shape,
+      );
     }
   });
 });

@@ -1,7 +1,7 @@
 import { sql } from 'kysely';
 import type { Database } from '../db/database.ts';
 import { prepare } from '../db/prepared.ts';
-import type { CallDirection } from './calls.table.ts';
+import type { CallDirection } from '../db/tables/calls.table.ts';
 
 /** A list's filters; every query is scoped to one customer. Bounds are exact UTC text (microseconds). */
 export type CallListFilter = {
@@ -50,17 +50,24 @@ function filteredCalls(db: Database, f: CallListFilter) {
   return q;
 }
 
+/** Where a page starts: after a keyset position, after the row `skipped` rows deep (for `page`), or at the top. */
+export type CallPageStart = CallPosition | { skipped: number } | null;
+
 /**
  * One page, newest first (`started_at desc, id desc`), starting after a keyset position: a range scan
- * on one of the calls_customer_* indexes whatever the depth (docs/query-plans.md). Callers ask for
- * limit + 1 rows to learn whether another page follows. Returned unexecuted so tests can EXPLAIN it.
+ * on one of the calls_customer_* indexes whatever the depth (docs/query-plans.md). After `skipped` rows, the
+ * position is the subquery `skippedRow` in the same statement (one round trip; past the end it is null and the
+ * page empty). Callers ask for limit + 1 rows to learn whether another page follows. Returned unexecuted so tests
+ * can EXPLAIN it.
  */
-export function callPageQuery(db: Database, f: CallListFilter, after: CallPosition | null, limit: number) {
+export function callPageQuery(db: Database, f: CallListFilter, start: CallPageStart, limit: number) {
   let q = filteredCalls(db, f)
     .innerJoin('assistants as a', 'a.id', 'c.assistant_id')
     .select([...LIST_COLUMNS, micros('c.started_at').as('position_micros')]);
-  if (after)
-    q = q.where(sql<boolean>`(c.started_at, c.id) < (${after.atIso}::timestamptz, ${after.id}::uuid)`);
+  if (start && 'skipped' in start)
+    q = q.where(sql<boolean>`(c.started_at, c.id) < ${skippedRow(db, f, start.skipped)}`);
+  else if (start)
+    q = q.where(sql<boolean>`(c.started_at, c.id) < (${start.atIso}::timestamptz, ${start.id}::uuid)`);
   return q.orderBy('c.started_at', 'desc').orderBy('c.id', 'desc').limit(limit);
 }
 
@@ -78,24 +85,29 @@ const callPage = prepare((db, p: PageValues) =>
 export const listCallRows = (db: Database, f: CallListFilter, after: CallPosition | null, limit: number) =>
   callPage(db, { ...f, ...after, limit });
 
+/** The page after the first `skipped` rows (`page`), in one statement. */
+export const listCallRowsAfter = (db: Database, f: CallListFilter, skipped: number, limit: number) =>
+  callPageQuery(db, f, { skipped }, limit).execute();
+
 export type CallListRow = Awaited<ReturnType<typeof listCallRows>>[number];
 
 /**
- * The position of the row `offset` rows into the list (for `page`). The skipped rows are read from the
- * index alone (index-only scan: no join, no table rows), then the page itself is a keyset query.
+ * The row `offset` rows into the list, read from the index alone (index-only scan: no join, no table rows).
  */
-export function callPositionQuery(db: Database, f: CallListFilter, offset: number) {
-  const skipped = filteredCalls(db, f)
+const skippedRow = (db: Database, f: CallListFilter, offset: number) =>
+  filteredCalls(db, f)
     .select(['c.started_at', 'c.id'])
     .orderBy('c.started_at', 'desc')
     .orderBy('c.id', 'desc')
     .offset(offset)
     .limit(1);
-  return db.selectFrom(skipped.as('s')).select(['s.id', micros('s.started_at').as('position_micros')]);
-}
 
-export const findCallPositionAt = (db: Database, f: CallListFilter, offset: number) =>
-  callPositionQuery(db, f, offset).executeTakeFirst();
+/** The position of the row `offset` rows into the list, on its own (the EXPLAIN script finds a deep cursor). */
+export function callPositionQuery(db: Database, f: CallListFilter, offset: number) {
+  return db
+    .selectFrom(skippedRow(db, f, offset).as('s'))
+    .select(['s.id', micros('s.started_at').as('position_micros')]);
+}
 
 /** One call of one customer, with the detail fields; undefined when missing or another customer's. */
 export async function findCallRow(db: Database, customerId: string, id: string) {

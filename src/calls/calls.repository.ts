@@ -1,5 +1,5 @@
 import type { Database } from '../db/database.ts';
-import type { NewCall } from './calls.table.ts';
+import type { NewCall } from '../db/tables/calls.table.ts';
 
 /** Bulk insert in chunks that stay under PostgreSQL's 65,535 bind-parameter limit. */
 export async function insertCalls(db: Database, rows: NewCall[]): Promise<void> {

@@ -1,17 +1,14 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { z } from 'zod';
-import { AppError } from '../errors/app-error.ts';
-import { apiResponses } from '../openapi/responses.ts';
+import { apiResponses } from '../http/responses.ts';
+import { requirePrincipal } from '../keys/request-principal.ts';
 import { idParams } from '../pagination/query-params.ts';
 import { listCallsQuery } from './calls.query.ts';
 import type { CallsService } from './calls.service.ts';
 import { callDetailSchema, callsPageSchema } from './calls.views.ts';
 
-function customerOf(request: FastifyRequest): string {
-  if (!request.principal) throw new AppError('internal.error', 'Route reached without a principal.');
-  return request.principal.customerId;
-}
+const customerOf = (request: FastifyRequest): string => requirePrincipal(request).customerId;
 
 /** GET /calls: inbound and outbound together, newest first, cursor or page pagination (spec 4.3). */
 export function registerListCalls(app: FastifyInstance, calls: CallsService): void {

@@ -4,8 +4,8 @@ import { GRANTABLE_SCOPES } from '../keys/scopes.ts';
 import { createCursorCodec } from '../pagination/cursor.ts';
 import { parseInstant } from '../pagination/instant.ts';
 import { createSigner } from '../signer.ts';
+import { makeAssistants, makeCalls } from '../testing/calls.fixtures.ts';
 import { newCustomer, startTestApp, type TestApp, type TestCustomer } from '../testing/test-app.ts';
-import { makeAssistants, makeCalls } from './calls.fixtures.ts';
 
 describe('GET /calls and /calls/{id}: scopes, tenants, cursors', () => {
   let t: TestApp;

@@ -36,17 +36,19 @@ export function createCallsService(deps: { db: Database; signer: Signer }) {
         fromIso: q.from?.iso,
         toIso: q.to?.iso,
       };
-      let after = q.cursor ? cursors.decode(q.cursor, scope) : null;
+      const after = q.cursor ? cursors.decode(q.cursor, scope) : null;
       const page = q.cursor ? 0 : (q.page ?? 0);
-      if (page > 0) {
-        // `page` is an offset: find the last row before the page, then read the page like a cursor.
-        const skipped = await repo.findCallPositionAt(db, filter, page * limit - 1);
-        if (!skipped) return { data: [], next_cursor: null };
-        after = positionOfRow(skipped);
-      }
-      const start = after ? { atIso: after.at.iso, id: after.id } : null;
-      // One row more than asked tells whether another page follows, without counting.
-      const rows = await repo.listCallRows(db, filter, start, limit + 1);
+      // One row more than asked tells whether another page follows, without counting. `page` is an offset:
+      // the page follows the last row before it, found in the same statement.
+      const rows =
+        page > 0
+          ? await repo.listCallRowsAfter(db, filter, page * limit - 1, limit + 1)
+          : await repo.listCallRows(
+              db,
+              filter,
+              after ? { atIso: after.at.iso, id: after.id } : null,
+              limit + 1,
+            );
       const data = rows.slice(0, limit);
       const last = data.at(-1);
       const more = rows.length > limit && last !== undefined;

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { CALL_STATUSES, type CallStatus } from '../lifecycle/status.ts';
+import { CALL_STATUSES, type CallStatus } from './call-status.ts';
 import type { CallDetailRow, CallListRow } from './calls.read.repository.ts';
 
 type CallFields = Omit<CallListRow, 'position_micros'>;
@@ -112,7 +112,7 @@ export function rowToCall(r: CallFields): CallView {
   return {
     id: r.id,
     direction: r.direction,
-    // The column only ever holds CALL_STATUSES (written through lifecycle/status.ts transitions).
+    // The column only ever holds CALL_STATUSES (written through calls/call-status.ts transitions).
     status: r.status as CallStatus,
     started_at: r.started_at.toISOString(),
     answered_at: iso(r.answered_at),

@@ -1,5 +1,7 @@
 import type { Command } from 'commander';
 import { VOICE_IDS } from '../assistants/voices.ts';
+import type { AgentTelephony } from '../db/tables/assistant-agents.table.ts';
+import { invalidInput } from '../errors/app-error.ts';
 import { csv, output, withRuntime } from './context.ts';
 
 export function registerAssistantCommands(program: Command): void {
@@ -38,5 +40,37 @@ export function registerAssistantCommands(program: Command): void {
           });
           output(opts, a, () => `Created assistant ${a.id} (${a.name})`);
         }),
+    );
+  assistants
+    .command('link <assistantId>')
+    .description(
+      'Link an assistant to its ElevenLabs agent and its numbers to the agent phone numbers (PROVIDER=elevenlabs)',
+    )
+    .requiredOption('--agent-id <agentId>', 'the ElevenLabs agent (agent_…)')
+    .requiredOption(
+      '--phone-number-id <list>',
+      'comma-separated +E164=phnum_… pairs; add :sip_trunk after an id connected by SIP trunk (default twilio)',
+    )
+    .option('--json', 'print JSON')
+    .action((assistantId: string, opts: { agentId: string; phoneNumberId: string; json?: boolean }) =>
+      withRuntime(async ({ services }) => {
+        const numbers = csv(opts.phoneNumberId).map((pair) => {
+          const [e164 = '', target = ''] = pair.split('=');
+          const [phoneNumberId = '', kind = 'twilio'] = target.split(':');
+          if (kind !== 'twilio' && kind !== 'sip_trunk') {
+            throw invalidInput([
+              { path: ['phone_number_id'], message: `Unknown telephony "${kind}" in ${pair}.` },
+            ]);
+          }
+          const telephony: AgentTelephony = kind === 'sip_trunk' ? 'sip_trunk' : 'twilio';
+          return { e164: e164.trim(), phoneNumberId, telephony };
+        });
+        const link = await services.assistants.linkAgent({ assistantId, agentId: opts.agentId, numbers });
+        output(
+          opts,
+          link,
+          () => `Linked assistant ${link.assistantId} to agent ${link.agentId} (${numbers.length} numbers)`,
+        );
+      }),
     );
 }

@@ -1,6 +1,6 @@
 import type { Command } from 'commander';
 import { systemClock } from '../clock.ts';
-import { MAX_SIMULATED_CALLS, simulateInboundCalls } from '../lifecycle/simulate-inbound.ts';
+import { MAX_SIMULATED_CALLS, simulateInboundCalls } from '../demo/simulate-inbound.ts';
 import { output, withRuntime } from './context.ts';
 
 export function registerCallCommands(program: Command): void {

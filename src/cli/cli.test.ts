@@ -71,6 +71,52 @@ describe('operator CLI', () => {
     assert.deepEqual(assistant.phone_numbers, ['+14155550100']);
   });
 
+  it('links an assistant to an ElevenLabs agent, one of its own numbers only', () => {
+    const customer = cli('customers', 'create', '--name', 'Linked', '--json').json();
+    const assistant = cli(
+      'assistants',
+      'create',
+      '--customer',
+      customer.id,
+      '--name',
+      'Desk',
+      '--voice',
+      'aria',
+      '--phone-numbers',
+      '+14155550100,+14155550101',
+      '--json',
+    ).json();
+    const linked = cli(
+      'assistants',
+      'link',
+      assistant.id,
+      '--agent-id',
+      'agent_123',
+      '--phone-number-id',
+      '+14155550100=phnum_a,+14155550101=phnum_b:sip_trunk',
+      '--json',
+    ).json();
+    assert.deepEqual(linked, {
+      assistantId: assistant.id,
+      agentId: 'agent_123',
+      phoneNumbers: {
+        '+14155550100': { id: 'phnum_a', telephony: 'twilio' },
+        '+14155550101': { id: 'phnum_b', telephony: 'sip_trunk' },
+      },
+    });
+    const foreign = cli(
+      'assistants',
+      'link',
+      assistant.id,
+      '--agent-id',
+      'agent_123',
+      '--phone-number-id',
+      '+14155550999=phnum_c',
+    );
+    assert.equal(foreign.status, 1, foreign.stderr);
+    assert.match(foreign.stderr, /not one of the assistant's numbers/);
+  });
+
   it('reports bad input with exit code 1 and every issue, and usage errors with 2', () => {
     const customer = cli('customers', 'create', '--name', 'Beta', '--json').json();
     const bad = cli(

@@ -14,7 +14,7 @@ export function output(options: OutputOptions, value: unknown, human: () => stri
 /** Runs one CLI action against a fresh runtime; domain errors become a message and exit code 1. */
 export async function withRuntime(action: (rt: Runtime) => Promise<void>): Promise<void> {
   const config = loadConfig();
-  const logger = createLogger(process.env.LOG_LEVEL ?? 'warn', process.stderr);
+  const logger = createLogger(config.logLevel ?? 'warn', process.stderr);
   const runtime = await openRuntime(config, systemClock, logger);
   try {
     await action(runtime);

@@ -37,7 +37,7 @@ export function registerWebhookCommands(program: Command): void {
       .option('--json', 'print JSON')
       .action((id: string, opts: { json?: boolean }) =>
         withRuntime(async ({ services }) => {
-          const s = await services.subscriptions.setActive(null, id, active);
+          const s = await services.subscriptions.setActiveAsOperator(id, active);
           output(opts, s, () => line(s));
         }),
       );
@@ -51,7 +51,7 @@ export function registerWebhookCommands(program: Command): void {
     .option('--json', 'print JSON')
     .action((id: string, opts: { limit: number; json?: boolean }) =>
       withRuntime(async ({ services }) => {
-        const log = await services.subscriptions.deliveryLog(null, id, opts.limit);
+        const log = await services.subscriptions.deliveryLogAsOperator(id, opts.limit);
         output(
           opts,
           log,

@@ -1,8 +1,10 @@
 import type { Clock } from '../clock.ts';
 import type { Database } from '../db/database.ts';
+import { notify } from '../db/notifications.ts';
+import type { CustomerRow } from '../db/tables/customers.table.ts';
 import { invalidInput, notFound } from '../errors/app-error.ts';
 import { newUuid } from '../ids.ts';
-import type { CustomerRow } from './customers.table.ts';
+import * as repo from './customers.repository.ts';
 
 export const MAX_RATE_LIMIT_PER_MINUTE = 600;
 
@@ -26,48 +28,48 @@ function checkCeiling(perMinute: number): void {
   }
 }
 
-export function createCustomersService(deps: { db: Database; clock: Clock; defaultRateLimit: number }) {
+export function createCustomersService(deps: {
+  db: Database;
+  clock: Clock;
+  defaultRateLimit: number;
+  /** Every key carries its customer's ceiling: told at commit that all may have changed (others hear it). */
+  onKeysChanged: () => void;
+}) {
   const { db, clock } = deps;
   return {
     async createCustomer(input: { name: string; rateLimitPerMinute?: number }): Promise<CustomerView> {
       if (!input.name.trim()) throw invalidInput([{ path: ['name'], message: 'Name must not be empty.' }]);
       const perMinute = input.rateLimitPerMinute ?? deps.defaultRateLimit;
       checkCeiling(perMinute);
-      const row = await db
-        .insertInto('customers')
-        .values({
-          id: newUuid(),
-          name: input.name.trim(),
-          rate_limit_per_minute: perMinute,
-          created_at: clock.now(),
-        })
-        .returningAll()
-        .executeTakeFirstOrThrow();
+      const row = await repo.insertCustomer(db, {
+        id: newUuid(),
+        name: input.name.trim(),
+        rate_limit_per_minute: perMinute,
+        created_at: clock.now(),
+      });
       return rowToCustomer(row);
     },
     async listCustomers(): Promise<CustomerView[]> {
-      const rows = await db.selectFrom('customers').selectAll().orderBy('created_at').orderBy('id').execute();
-      return rows.map(rowToCustomer);
+      return (await repo.listCustomers(db)).map(rowToCustomer);
     },
     async getCustomer(id: string): Promise<CustomerView> {
-      const row = await db.selectFrom('customers').selectAll().where('id', '=', id).executeTakeFirst();
+      const row = await repo.findCustomer(db, id);
       if (!row) throw notFound('Customer');
       return rowToCustomer(row);
     },
     async setRateLimit(id: string, perMinute: number): Promise<CustomerView> {
       checkCeiling(perMinute);
-      const row = await db
-        .updateTable('customers')
-        .set({ rate_limit_per_minute: perMinute })
-        .where('id', '=', id)
-        .returningAll()
-        .executeTakeFirst();
+      const row = await db.transaction().execute(async (tx) => {
+        const changed = await repo.setRateLimit(tx, id, perMinute);
+        // The empty payload: every key (the key cache's announceKeyChange(tx, null), which this floor cannot use).
+        if (changed) await notify(tx, 'api_keys_changed');
+        return changed;
+      });
       if (!row) throw notFound('Customer');
+      deps.onKeysChanged();
       return rowToCustomer(row);
     },
-    async isEmpty(): Promise<boolean> {
-      return !(await db.selectFrom('customers').select('id').limit(1).executeTakeFirst());
-    },
+    isEmpty: async (): Promise<boolean> => !(await repo.hasAnyCustomer(db)),
   };
 }
 

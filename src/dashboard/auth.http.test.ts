@@ -1,8 +1,14 @@
 import assert from 'node:assert/strict';
-import { after, before, describe, it } from 'node:test';
+import { randomBytes } from 'node:crypto';
+import { after, before, describe, it, mock } from 'node:test';
+import { Redis } from 'ioredis';
+import { createLogger } from '../logger.ts';
+import type { RateLimiter } from '../rate-limit/interface.ts';
+import { createMemoryLimiter } from '../rate-limit/memory.ts';
+import { createRedisLimiter, REDIS_CLIENT_OPTIONS } from '../rate-limit/redis.ts';
+import { dashboardClient, signedIn, TEST_PASSWORD } from '../testing/dashboard.fixtures.ts';
 import { newCustomer, startTestApp, type TestApp } from '../testing/test-app.ts';
 import { safeNext } from './auth.routes.ts';
-import { dashboardClient, signedIn, TEST_PASSWORD } from './dashboard.fixtures.ts';
 import { hashToken } from './sessions.service.ts';
 
 const HOUR = 3_600_000;
@@ -277,4 +283,98 @@ describe('dashboard sign-in throttling', () => {
     t.clock.advance(61_000);
     assert.equal((await attempt(email, TEST_PASSWORD)).status, 303);
   });
+});
+
+const REDIS_URL = process.env.REDIS_URL;
+
+function parallelThrottle(name: string, makeLimiter: () => Promise<RateLimiter>, skip: string | false) {
+  describe(`dashboard sign-in throttling under parallel attempts (${name} limiter)`, { skip }, () => {
+    let t: TestApp;
+    before(async () => {
+      // The production defaults: 10 failures a minute per address, 5 per email.
+      t = await startTestApp({ limiter: await makeLimiter() });
+    });
+    after(async () => {
+      await t.close();
+    });
+
+    /** Fires all sign-ins at once from one address; returns their statuses and how many passwords were checked. */
+    async function burst(emails: string[], password: string) {
+      const verify = mock.method(t.services.dashboard.users, 'verifyCredentials');
+      const client = dashboardClient(t);
+      try {
+        await client.get('/dashboard/login');
+        const csrf = client.csrf();
+        const responses = await Promise.all(
+          emails.map((email) => client.post('/dashboard/login', { _csrf: csrf, email, password })),
+        );
+        return { statuses: responses.map((r) => r.status), checked: verify.mock.callCount() };
+      } finally {
+        verify.mock.restore();
+        await client.close();
+      }
+    }
+    const count = (statuses: number[], status: number) => statuses.filter((s) => s === status).length;
+
+    it('50 parallel wrong passwords for one email: only 5 reach the password check, the rest get 429', async () => {
+      t.clock.advance(61_000);
+      const c = await newCustomer(t);
+      const email = `race-${c.customerId.slice(0, 8)}@example.com`;
+      await t.services.dashboard.users.createUser({
+        customerId: c.customerId,
+        email,
+        password: TEST_PASSWORD,
+      });
+      const { statuses, checked } = await burst(Array(50).fill(email), 'wrong password!');
+      assert.equal(checked, 5);
+      assert.deepEqual([count(statuses, 401), count(statuses, 429)], [5, 45]);
+    });
+
+    it('50 parallel guesses at 50 emails from one address: only 10 reach the password check', async () => {
+      t.clock.advance(61_000);
+      const tag = randomBytes(4).toString('hex');
+      const emails = Array.from({ length: 50 }, (_, i) => `spray-${i}-${tag}@example.com`);
+      const { statuses, checked } = await burst(emails, 'guess guess guess');
+      assert.equal(checked, 10);
+      assert.deepEqual([count(statuses, 401), count(statuses, 429)], [10, 40]);
+    });
+
+    it('a successful sign-in gives its slot back: 12 in a row in a minute from one address all get in', async () => {
+      t.clock.advance(61_000);
+      const c = await newCustomer(t);
+      const email = `often-${c.customerId.slice(0, 8)}@example.com`;
+      await t.services.dashboard.users.createUser({
+        customerId: c.customerId,
+        email,
+        password: TEST_PASSWORD,
+      });
+      const statuses: number[] = [];
+      for (let i = 0; i < 12; i++) statuses.push(...(await burst([email], TEST_PASSWORD)).statuses);
+      assert.deepEqual(statuses, Array(12).fill(303));
+      assert.equal((await burst([email], 'wrong password!')).statuses[0], 401, 'failures still have room');
+    });
+  });
+}
+
+parallelThrottle('in-memory', async () => createMemoryLimiter(), false);
+
+const redisClients: Redis[] = [];
+const redisPrefix = `test:dashlogin:${randomBytes(4).toString('hex')}:`;
+parallelThrottle(
+  'Redis',
+  async () => {
+    const client = new Redis(REDIS_URL ?? '', REDIS_CLIENT_OPTIONS);
+    redisClients.push(client);
+    await new Promise((resolve) => client.once('ready', resolve));
+    // No in-memory fallback to hide behind: every count must be made in Redis.
+    const refuse = () => Promise.reject(new Error('the Redis limiter fell back'));
+    const noFallback: RateLimiter = { hit: refuse, refund: refuse, peek: refuse, close: async () => {} };
+    return createRedisLimiter(client, noFallback, createLogger('silent'), redisPrefix);
+  },
+  REDIS_URL ? false : 'set REDIS_URL to run',
+);
+after(async () => {
+  const keys = await redisClients[0]?.keys(`${redisPrefix}*`);
+  if (keys?.length) await redisClients[0]?.del(...keys);
+  for (const c of redisClients) c.disconnect();
 });

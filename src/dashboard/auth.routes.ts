@@ -74,11 +74,12 @@ export function registerAuthRoutes(app: FastifyInstance, ctx: DashboardContext):
     const next = safeNext(field(form, 'next'));
     const now = clock.now();
     const buckets = [ipBucket(request.ip), emailBucket(email)];
-    const states = await Promise.all(buckets.map((b) => limiter.peek(b, now)));
-    const full = states.filter((s) => s.remaining === 0);
-    if (full.length > 0) {
+    // Every attempt is counted before its password is checked, and a success is taken back afterwards:
+    // counting only after the check would let parallel guesses all pass a window that has one slot left.
+    const attempt = await limiter.hit(buckets, now, request.id);
+    if (!attempt.allowed) {
       throw new AppError('auth.throttled', 'Too many failed sign-in attempts. Wait a minute and try again.', {
-        headers: { 'retry-after': retryAfter(full) },
+        headers: { 'retry-after': retryAfter(attempt.states.filter((s) => s.remaining === 0)) },
       });
     }
     const user =
@@ -86,7 +87,6 @@ export function registerAuthRoutes(app: FastifyInstance, ctx: DashboardContext):
         ? await services.dashboard.users.verifyCredentials(email, password)
         : null;
     if (!user) {
-      await limiter.hit(buckets, now, request.id);
       request.log.warn({ event: 'dashboard_login_failed' }, 'dashboard sign-in failed');
       return loginForm(
         reply,
@@ -95,6 +95,7 @@ export function registerAuthRoutes(app: FastifyInstance, ctx: DashboardContext):
         401,
       );
     }
+    await limiter.refund(buckets, now, request.id);
     // A new random session on every sign-in: a token planted before sign-in is worthless (no fixation).
     const { token } = await services.dashboard.sessions.create(user, settings.session);
     reply.setCookie(SESSION_COOKIE, token, { ...COOKIE_BASE, maxAge: settings.session.absoluteSeconds });

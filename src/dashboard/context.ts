@@ -1,8 +1,14 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
+import type { AssistantsService } from '../assistants/assistants.service.ts';
+import type { CallsService } from '../calls/calls.service.ts';
 import type { Clock } from '../clock.ts';
 import { AppError } from '../errors/app-error.ts';
+import type { KeysService } from '../keys/keys.service.ts';
 import type { RateLimiter } from '../rate-limit/interface.ts';
-import type { Services } from '../services.ts';
+import type { TranscriptsService } from '../transcripts/transcripts.service.ts';
+import type { SubscriptionsService } from '../webhooks/subscriptions.service.ts';
+import type { WebhookEventsService } from '../webhooks/webhook-events.service.ts';
+import type { DashboardServices } from './dashboard.services.ts';
 import type { SafeHtml } from './html.ts';
 import type { Flash, Session, SessionSettings } from './sessions.service.ts';
 import { DEFAULT_SESSION_SETTINGS } from './sessions.service.ts';
@@ -23,8 +29,19 @@ export const DEFAULT_DASHBOARD_SETTINGS: DashboardSettings = {
   loginFailuresPerMinutePerEmail: 5,
 };
 
+/** The services the dashboard's pages call: the same domain layer as the API, named one by one. */
+export type DashboardDomain = {
+  assistants: AssistantsService;
+  calls: CallsService;
+  keys: KeysService;
+  transcripts: TranscriptsService;
+  subscriptions: SubscriptionsService;
+  webhookEvents: WebhookEventsService;
+  dashboard: DashboardServices;
+};
+
 export type DashboardContext = {
-  services: Services;
+  services: DashboardDomain;
   limiter: RateLimiter;
   clock: Clock;
   settings: DashboardSettings;

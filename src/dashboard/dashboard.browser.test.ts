@@ -5,16 +5,19 @@ import type { AddressInfo } from 'node:net';
 import { after, before, describe, it } from 'node:test';
 import { type Browser, type BrowserContext, chromium, type Page } from 'playwright-core';
 import { insertCalls } from '../calls/calls.repository.ts';
-import { generateCalls, rng } from '../demo/call-generator.ts';
+import { generateCalls } from '../demo/call-generator.ts';
 import { insertInsights } from '../lifecycle/lifecycle.repository.ts';
 import { insertReservation } from '../outbound/spend.repository.ts';
 import { checkE164 } from '../phone.ts';
+import { rng } from '../provider/random.ts';
+import { TEST_PASSWORD } from '../testing/dashboard.fixtures.ts';
 import { type Receiver, startReceiver } from '../testing/receiver.ts';
 import { newCustomer, startTestApp, type TestApp, type TestCustomer } from '../testing/test-app.ts';
+import { emitEvent, testWorker } from '../testing/webhook.fixtures.ts';
 import { insertTranscript, markHasTranscript } from '../transcripts/transcripts.repository.ts';
+import { AUTO_DISABLE_AFTER } from '../webhooks/deliveries.repository.ts';
 import type { DeliveryWorker } from '../webhooks/delivery-worker.ts';
-import { emitEvent, testWorker } from '../webhooks/webhook-fixtures.ts';
-import { TEST_PASSWORD } from './dashboard.fixtures.ts';
+import { FAILURE_FOLD_MS } from '../webhooks/failure-streak.ts';
 import { utcDay } from './usage.service.ts';
 
 /**
@@ -292,9 +295,15 @@ describe('dashboard in a real browser', { skip }, () => {
       description: 'CRM sync',
     });
     assert.equal(sub.status, 201, sub.text);
-    for (let i = 0; i < 10; i++) await emitEvent(t, a.customerId, transcriptCallId);
-    await worker.drain();
-    assert.equal(receiver.received.length, 10);
+    // One event every FAILURE_FOLD_MS, so each failure counts (concurrent ones within that window fold into one);
+    // retries of earlier events fall due along the way and are sent too.
+    for (let i = 0; i < AUTO_DISABLE_AFTER; i++) {
+      await emitEvent(t, a.customerId, transcriptCallId);
+      await worker.drain();
+      t.clock.advance(FAILURE_FOLD_MS);
+    }
+    const sentWhileFailing = receiver.received.length;
+    assert.ok(sentWhileFailing > AUTO_DISABLE_AFTER, `${sentWhileFailing} attempts`);
 
     await go('/dashboard/webhooks');
     const row = page.locator('tbody tr', { hasText: '/crm' });
@@ -303,7 +312,7 @@ describe('dashboard in a real browser', { skip }, () => {
     await shot('webhooks');
 
     await row.getByRole('link').click();
-    assert.equal(await page.locator('tbody tr', { hasText: '500' }).count(), 10);
+    assert.equal(await page.locator('tbody tr', { hasText: '500' }).count(), sentWhileFailing);
     assert.match(
       (await page.locator('.flash-error').first().textContent()) ?? '',
       /10 consecutive delivery failures/,

@@ -2,7 +2,7 @@ import type { Logger } from 'pino';
 import type { Clock } from '../clock.ts';
 import type { SecretBox } from '../crypto/secret-box.ts';
 import type { Database } from '../db/database.ts';
-import { createWebhookSender, type WebhookSender } from '../webhooks/http-sender.ts';
+import { createWebhookSender, type SenderNetwork, type WebhookSender } from '../delivery/http-sender.ts';
 import { sendTestEvent } from '../webhooks/test-event.ts';
 import * as reads from './dashboard.repository.ts';
 import { createSessionsService } from './sessions.service.ts';
@@ -14,11 +14,13 @@ export type DashboardDeps = {
   clock: Clock;
   secretBox: SecretBox;
   logger: Logger;
-  webhooks: { allowHttpTargets: boolean; allowPrivateTargets: boolean };
+  webhooks: {
+    allowHttpTargets: boolean;
+    allowPrivateTargets: boolean;
+    timeoutMs: number;
+    network?: SenderNetwork | undefined;
+  };
 };
-
-/** Timeout of a test event; the same default as ordinary deliveries (WEBHOOK_TIMEOUT_MS). */
-const TEST_EVENT_TIMEOUT_MS = 10_000;
 
 /** The dashboard's part of the domain layer: users, sessions, usage counting and the reads it alone needs. */
 export function createDashboardServices(deps: DashboardDeps) {
@@ -26,9 +28,10 @@ export function createDashboardServices(deps: DashboardDeps) {
   let sender: WebhookSender | null = null;
   const senderFor = (): WebhookSender => {
     sender ??= createWebhookSender({
-      timeoutMs: TEST_EVENT_TIMEOUT_MS,
+      timeoutMs: deps.webhooks.timeoutMs,
       allowHttp: deps.webhooks.allowHttpTargets,
       allowPrivateTargets: deps.webhooks.allowPrivateTargets,
+      ...deps.webhooks.network,
     });
     return sender;
   };

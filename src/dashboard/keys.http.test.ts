@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
+import { type DashboardClient, shownSecret, signedIn } from '../testing/dashboard.fixtures.ts';
 import { newCustomer, startTestApp, type TestApp } from '../testing/test-app.ts';
-import { type DashboardClient, shownSecret, signedIn } from './dashboard.fixtures.ts';
 
 /** The key pages through forms and redirects, as a browser without JavaScript would use them. */
 describe('dashboard API keys', () => {

@@ -5,12 +5,14 @@ import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from
 import type { Clock } from '../clock.ts';
 import type { Config } from '../config.ts';
 import { AppError } from '../errors/app-error.ts';
+import { DASHBOARD_PREFIX } from '../http/prefixes.ts';
+import { STRICT_TRANSPORT_SECURITY } from '../http/tls.ts';
 import type { RateLimiter } from '../rate-limit/interface.ts';
-import type { Services } from '../services.ts';
 import { registerAuthRoutes } from './auth.routes.ts';
 import { registerCallsRoutes } from './calls.routes.ts';
 import {
   type DashboardContext,
+  type DashboardDomain,
   type DashboardSettings,
   DEFAULT_DASHBOARD_SETTINGS,
   SESSION_COOKIE,
@@ -22,8 +24,6 @@ import { registerKeysRoutes } from './keys.routes.ts';
 import { registerUsageRoutes } from './usage.routes.ts';
 import { errorPage } from './views/layout.ts';
 import { registerWebhooksRoutes } from './webhooks.routes.ts';
-
-export const DASHBOARD_PREFIX = '/dashboard';
 
 /** Self only, no inline script or style: the page can load nothing the app does not serve itself. */
 const CSP = [
@@ -44,7 +44,7 @@ const SECURITY_HEADERS: Record<string, string> = {
   'x-content-type-options': 'nosniff',
   'cross-origin-opener-policy': 'same-origin',
   'cross-origin-resource-policy': 'same-origin',
-  'strict-transport-security': 'max-age=31536000',
+  'strict-transport-security': STRICT_TRANSPORT_SECURITY,
   'permissions-policy': 'camera=(), microphone=(), geolocation=(), payment=()',
 };
 
@@ -60,7 +60,7 @@ const STATIC_FILES: Record<string, { type: string; body: Buffer }> = {
 };
 
 export type DashboardOptions = {
-  services: Services;
+  services: DashboardDomain;
   limiter: RateLimiter;
   clock: Clock;
   settings?: Partial<DashboardSettings> | undefined;

@@ -1,8 +1,8 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
+import { type DashboardClient, signedIn } from '../testing/dashboard.fixtures.ts';
 import { newCustomer, startTestApp, type TestApp, type TestCustomer } from '../testing/test-app.ts';
-import { callFor } from '../webhooks/webhook-fixtures.ts';
-import { type DashboardClient, signedIn } from './dashboard.fixtures.ts';
+import { callFor } from '../testing/webhook.fixtures.ts';
 
 /** CSRF and tenant isolation, over HTTP (the browser suite repeats the essentials in Chromium). */
 describe('dashboard security', () => {

@@ -1,8 +1,8 @@
 import type { Clock } from '../clock.ts';
 import type { Database } from '../db/database.ts';
+import type { DashboardUserRow } from '../db/tables/dashboard.table.ts';
 import { AppError, type Issue, invalidInput, notFound } from '../errors/app-error.ts';
 import { newUuid } from '../ids.ts';
-import type { DashboardUserRow } from './dashboard.table.ts';
 import { burnVerification, hashPassword, passwordProblems, verifyPassword } from './password.ts';
 import { deleteSessionsOfUser } from './sessions.repository.ts';
 import * as repo from './users.repository.ts';

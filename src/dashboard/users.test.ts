@@ -5,8 +5,8 @@ import os from 'node:os';
 import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { AppError } from '../errors/app-error.ts';
+import { TEST_PASSWORD } from '../testing/dashboard.fixtures.ts';
 import { newCustomer, startTestApp, type TestApp } from '../testing/test-app.ts';
-import { TEST_PASSWORD } from './dashboard.fixtures.ts';
 
 const code = (e: unknown) => (e instanceof AppError ? e.code : String(e));
 

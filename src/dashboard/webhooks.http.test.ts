@@ -1,12 +1,13 @@
 import assert from 'node:assert/strict';
 import { createHmac } from 'node:crypto';
 import { after, before, describe, it } from 'node:test';
+import { type DashboardClient, shownSecret, signedIn } from '../testing/dashboard.fixtures.ts';
 import { type Receiver, startReceiver } from '../testing/receiver.ts';
 import { newCustomer, startTestApp, type TestApp, type TestCustomer } from '../testing/test-app.ts';
+import { callFor, emitEvent, testWorker } from '../testing/webhook.fixtures.ts';
 import type { DeliveryWorker } from '../webhooks/delivery-worker.ts';
+import { FAILURE_FOLD_MS, FAILURES_NEAR_LIMIT } from '../webhooks/failure-streak.ts';
 import { TEST_CALL_ID } from '../webhooks/test-event.ts';
-import { callFor, emitEvent, testWorker } from '../webhooks/webhook-fixtures.ts';
-import { type DashboardClient, shownSecret, signedIn } from './dashboard.fixtures.ts';
 
 const SERVER_SECRET = 'dashboard-webhooks-secret-0123456789ab';
 
@@ -112,8 +113,21 @@ describe('dashboard webhooks', () => {
     const { location, id } = await addEndpoint('/flaky');
     const { callId } = await callFor(t, c.customerId);
     receiver.reply = (req) => ({ status: req.body.includes('"test":true') ? 200 : 500 });
-    for (let i = 0; i < 10; i++) await emitEvent(t, c.customerId, callId);
-    await worker.drain();
+    // Failures further apart than the fold window, so each counts.
+    const failOnce = async () => {
+      await emitEvent(t, c.customerId, callId);
+      await worker.drain();
+      t.clock.advance(FAILURE_FOLD_MS);
+    };
+    for (let i = 0; i < FAILURES_NEAR_LIMIT - 1; i++) await failOnce();
+    assert.doesNotMatch((await client.get('/dashboard/webhooks')).text, /Failing: /);
+    await failOnce();
+    assert.match(
+      (await client.get('/dashboard/webhooks')).text,
+      /Failing: 7 of 10/,
+      'flagged close to the limit',
+    );
+    for (let i = FAILURES_NEAR_LIMIT; i < 10; i++) await failOnce();
     let page = await client.get(location);
     assert.match(page.text, /Auto-disabled/);
     assert.match(page.text, /10 consecutive delivery failures/);
@@ -196,5 +210,29 @@ describe('dashboard webhooks', () => {
     assert.equal(res.headers.location, '/dashboard/webhooks');
     assert.equal((await client.get(location)).status, 404);
     assert.doesNotMatch((await client.get('/dashboard/webhooks')).text, /delete-me/);
+  });
+});
+
+describe('dashboard test event timeout', () => {
+  // The per-test bound is 25 times the configured timeout: a hard-coded or default timeout fails it.
+  it('gives up on a receiver that never answers after WEBHOOK_TIMEOUT_MS, recorded as a timeout', {
+    timeout: 5_000,
+  }, async () => {
+    const t = await startTestApp({ webhooks: { timeoutMs: 200 } });
+    const receiver = await startReceiver();
+    receiver.reply = () => ({ hangMs: 60_000 });
+    try {
+      const c = await newCustomer(t);
+      const sub = await t.request('POST', '/api/v1/webhook-subscriptions', {
+        key: c.key,
+        body: { url: receiver.url, events: ['call.completed'] },
+      });
+      const result = await t.services.dashboard.sendTestEvent(c.customerId, sub.body.id);
+      assert.deepEqual([result.ok, result.error], [false, 'timeout']);
+      assert.equal(receiver.received.length, 1);
+    } finally {
+      await receiver.close();
+      await t.close();
+    }
   });
 });

@@ -96,3 +96,15 @@ describe('PostgreSQL connections that die', { skip: DATABASE_URL ? false : 'need
     }
   });
 });
+
+describe('embedded PGlite', () => {
+  it('runs with a bounded page cache (shared_buffers), not PostgreSQL’s 128MB default', async () => {
+    const handle = await openDatabase({});
+    try {
+      const { rows } = await sql<{ shared_buffers: string }>`show shared_buffers`.execute(handle.db);
+      assert.equal(rows[0]?.shared_buffers, '32MB');
+    } finally {
+      await handle.close();
+    }
+  });
+});

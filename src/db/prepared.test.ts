@@ -3,7 +3,8 @@ import { before, describe, it } from 'node:test';
 import { sql } from 'kysely';
 import { testDatabase } from '../testing/test-database.ts';
 import { type Database, openDatabase } from './database.ts';
-import { prepare, statementNames } from './prepared.ts';
+import { prepare } from './prepared.ts';
+import { statementNames } from './statement-names.ts';
 
 const DATABASE_URL = process.env.DATABASE_URL;
 

@@ -1,13 +1,8 @@
 import type { Compilable, CompiledQuery } from 'kysely';
 import type { Database } from './database.ts';
+import { statementNames } from './statement-names.ts';
 
 const MARK = '\u0000prepared:';
-
-/**
- * SQL text of every prepared query → its server-side statement name. PostgreSQL connections send these as
- * named statements (`database.ts`), so the server parses and plans each once per connection, not per run.
- */
-export const statementNames = new Map<string, string>();
 
 type Slot = { name: string } | { value: unknown };
 type Compiled = { query: CompiledQuery; slots: Slot[] };
@@ -15,7 +10,7 @@ type Compiled = { query: CompiledQuery; slots: Slot[] };
 /**
  * A query built with Kysely once per shape and then run with new values: on the hottest paths (the key
  * lookup of every request, the calls page) building and compiling the operation tree cost more CPU than
- * reading the rows (~30 µs each, issue 8). The shape is which values are present (absent: undefined, null
+ * reading the rows (~30 µs each). The shape is which values are present (absent: undefined, null
  * or ''); `build` receives placeholders for the present ones and undefined for the others, so it may branch
  * on presence but must not look at the values. The SQL is compiled once for all databases: PostgreSQL and
  * PGlite share Kysely's PostgreSQL compiler.

@@ -1,27 +1,29 @@
-import type { AssistantsTable } from '../assistants/assistants.table.ts';
-import type { CallsTable } from '../calls/calls.table.ts';
-import type { CustomersTable } from '../customers/customers.table.ts';
+import type { AssistantAgentsTable } from './tables/assistant-agents.table.ts';
+import type { AssistantsTable } from './tables/assistants.table.ts';
+import type { CallsTable } from './tables/calls.table.ts';
+import type { CustomersTable } from './tables/customers.table.ts';
 import type {
   DashboardSessionsTable,
   DashboardUsersTable,
   KeyUsageDailyTable,
-} from '../dashboard/dashboard.table.ts';
-import type { EventsTable } from '../events/events.table.ts';
-import type { ApiKeySecretsTable, ApiKeysTable, AuthFailuresTable } from '../keys/keys.table.ts';
-import type { CallInsightsTable, CallLifecycleTable } from '../lifecycle/lifecycle.table.ts';
+} from './tables/dashboard.table.ts';
+import type { EventsTable } from './tables/events.table.ts';
+import type { ApiKeySecretsTable, ApiKeysTable, AuthFailuresTable } from './tables/keys.table.ts';
+import type { CallInsightsTable, CallLifecycleTable } from './tables/lifecycle.table.ts';
 import type {
   CallbackNotificationsTable,
   CallbackSecretsTable,
   IdempotencyKeysTable,
   SpendReservationsTable,
-} from '../outbound/outbound.table.ts';
-import type { TranscriptsTable } from '../transcripts/transcripts.table.ts';
-import type { TranscriptJobsTable } from '../webhooks/transcript-jobs.table.ts';
+} from './tables/outbound.table.ts';
+import type { SimulatorCallsTable } from './tables/simulator.table.ts';
+import type { TranscriptJobsTable } from './tables/transcript-jobs.table.ts';
+import type { TranscriptsTable } from './tables/transcripts.table.ts';
 import type {
   WebhookAttemptsTable,
   WebhookDeliveriesTable,
   WebhookSubscriptionsTable,
-} from '../webhooks/webhooks.table.ts';
+} from './tables/webhooks.table.ts';
 
 /** The whole schema as Kysely sees it; each table's type lives beside its module. */
 export interface DB {
@@ -30,9 +32,10 @@ export interface DB {
   api_key_secrets: ApiKeySecretsTable;
   auth_failures: AuthFailuresTable;
   assistants: AssistantsTable;
+  assistant_agents: AssistantAgentsTable;
   calls: CallsTable;
   events: EventsTable;
-  // Provider, outbound calls, transcripts (issue 4)
+  // Provider, outbound calls, transcripts
   call_lifecycle: CallLifecycleTable;
   call_insights: CallInsightsTable;
   idempotency_keys: IdempotencyKeysTable;
@@ -44,7 +47,8 @@ export interface DB {
   webhook_deliveries: WebhookDeliveriesTable;
   webhook_attempts: WebhookAttemptsTable;
   transcript_jobs: TranscriptJobsTable;
-  // Dashboard (issue 6)
+  simulator_calls: SimulatorCallsTable;
+  // Dashboard
   dashboard_users: DashboardUsersTable;
   dashboard_sessions: DashboardSessionsTable;
   key_usage_daily: KeyUsageDailyTable;

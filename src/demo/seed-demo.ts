@@ -1,10 +1,11 @@
-import type { AssistantRow } from '../assistants/assistants.table.ts';
 import { insertCalls } from '../calls/calls.repository.ts';
 import type { Clock } from '../clock.ts';
 import type { Database } from '../db/database.ts';
+import type { AssistantRow } from '../db/tables/assistants.table.ts';
 import { GRANTABLE_SCOPES } from '../keys/scopes.ts';
+import { rng } from '../provider/random.ts';
 import type { Services } from '../services.ts';
-import { generateCalls, rng } from './call-generator.ts';
+import { generateCalls } from './call-generator.ts';
 
 export type DemoSeed = {
   customerId: string;

@@ -22,15 +22,22 @@ export const errorStatus = {
   'input.malformed': 400,
   'input.unsupported_media_type': 415,
   'input.too_large': 413,
+  'input.headers_too_large': 431,
+  'input.timeout': 408,
   'route.not_found': 404,
   'route.method_not_allowed': 405,
   'service.unavailable': 503,
-  // Outbound calls and transcripts (issue 4); see docs/spec-decisions.md.
+  // Outbound calls and transcripts; see docs/spec-decisions.md.
   'outbound.country_not_allowed': 403,
   'outbound.number_not_allowed': 403,
   'outbound.spend_cap_exceeded': 402,
   'outbound.assistant_inactive': 422,
   'outbound.assistant_no_phone_number': 422,
+  // PROVIDER=elevenlabs; see docs/provider-elevenlabs.md.
+  'assistant.not_linked': 422,
+  'carrier.busy': 503,
+  'provider.signature_invalid': 401,
+  'provider.payload_invalid': 400,
   'transcript.not_found': 404,
 } as const;
 

@@ -1,8 +1,8 @@
+import { sql } from 'kysely';
 import type { Database } from '../db/database.ts';
+import type { EventRow, EventType } from '../db/tables/events.table.ts';
 import { newUuid } from '../ids.ts';
-import { enqueueDeliveries } from '../webhooks/fan-out.ts';
-import { enqueueTranscriptJob } from '../webhooks/transcript-jobs.repository.ts';
-import type { EventRow, EventType } from './events.table.ts';
+import { outboxOfInsertedEvents } from './outbox.ts';
 
 export type NewEvent = {
   customerId: string;
@@ -13,30 +13,58 @@ export type NewEvent = {
 };
 
 /**
- * Records a domain event and its webhook deliveries (the outbox). Call it with the transaction that makes
- * the state change the event reports, so a crash can neither lose the event nor invent one.
+ * Records a domain event and the outbox rows that follow it (`outboxOfInsertedEvents`). Call it with the transaction
+ * that makes the state change the event reports, so a crash can neither lose the event nor invent one.
  */
 export async function recordEvent(tx: Database, event: NewEvent): Promise<EventRow> {
-  const { event_seq } = await tx
-    .updateTable('calls')
-    .set((eb) => ({ event_seq: eb('event_seq', '+', 1) }))
-    .where('id', '=', event.callId)
-    .returning('event_seq')
-    .executeTakeFirstOrThrow();
-  const row = await tx
-    .insertInto('events')
-    .values({
-      id: newUuid(),
-      customer_id: event.customerId,
-      type: event.type,
-      call_id: event.callId,
-      sequence: event_seq,
-      data: JSON.stringify(event.data),
-      occurred_at: event.occurredAt,
-    })
-    .returningAll()
-    .executeTakeFirstOrThrow();
-  await enqueueDeliveries(tx, row);
-  await enqueueTranscriptJob(tx, row);
+  const [row] = await recordEvents(tx, [event]);
+  if (!row) throw new Error('event not recorded');
   return row;
+}
+
+/**
+ * Records events in the order given, with their outbox rows, in one statement: each call's counter is taken once
+ * for all of its events (locking the call row, so the events of one call get gap-free, ordered numbers), then the
+ * events, their deliveries and transcript jobs are inserted. Throws when a call does not exist.
+ */
+export async function recordEvents(tx: Database, events: NewEvent[]): Promise<EventRow[]> {
+  if (events.length === 0) return [];
+  const input = events.map((e, ord) => ({
+    ord,
+    id: newUuid(),
+    customer_id: e.customerId,
+    type: e.type,
+    call_id: e.callId,
+    data: e.data,
+    occurred_at: e.occurredAt.toISOString(),
+  }));
+  // JSON rather than parameter arrays: one parameter, and `data` stays the object it is.
+  const { rows } = await sql<EventRow & { notified: unknown }>`
+    with input as (
+      select * from jsonb_to_recordset(${JSON.stringify(input)}::jsonb) as i(
+        ord int, id uuid, customer_id uuid, type text, call_id uuid, data jsonb, occurred_at timestamptz)
+    ),
+    bumped as (
+      update calls c set event_seq = c.event_seq + n.n
+      from (select call_id, count(*)::int as n from input group by call_id) n
+      where c.id = n.call_id
+      returning c.id, c.event_seq
+    ),
+    ev as (
+      insert into events (id, customer_id, type, call_id, sequence, data, occurred_at)
+      select i.id, i.customer_id, i.type, i.call_id,
+        b.event_seq - count(*) over (partition by i.call_id)
+          + row_number() over (partition by i.call_id order by i.ord),
+        i.data, i.occurred_at
+      from input i join bumped b on b.id = i.call_id
+      returning *
+    ),
+    ${outboxOfInsertedEvents()}
+    select ev.*, (select count(*) from notified) as notified from ev`.execute(tx);
+  const byId = new Map(rows.map(({ notified: _, ...row }) => [row.id, row]));
+  return input.map((i) => {
+    const row = byId.get(i.id);
+    if (!row) throw new Error(`call ${i.call_id} does not exist: event not recorded`);
+    return row;
+  });
 }

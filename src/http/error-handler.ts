@@ -1,7 +1,12 @@
-import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { type ServerResponse, STATUS_CODES } from 'node:http';
+import type { Duplex } from 'node:stream';
+import { TLSSocket } from 'node:tls';
+import type { FastifyBaseLogger, FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { isDatabaseUnavailable } from '../db/database.ts';
 import { AppError } from '../errors/app-error.ts';
 import { PROBLEM_CONTENT_TYPE, toProblem } from '../errors/problem.ts';
+import { newUuid } from '../ids.ts';
+import { STRICT_TRANSPORT_SECURITY } from './tls.ts';
 
 export function sendProblem(request: FastifyRequest, reply: FastifyReply, error: AppError): FastifyReply {
   request.problemCode = error.code;
@@ -40,11 +45,71 @@ function fromFrameworkError(error: FastifyError): AppError | null {
  */
 export function onFrameworkError(error: FastifyError, request: FastifyRequest, reply: FastifyReply): void {
   reply.header('x-request-id', request.id);
+  if (request.protocol === 'https') reply.header('strict-transport-security', STRICT_TRANSPORT_SECURITY);
   const known =
     error.code === 'FST_ERR_MAX_PARAM_LENGTH'
       ? new AppError('input.malformed', 'The request could not be read: a path segment is too long.')
       : (fromFrameworkError(error) ?? new AppError('input.malformed', 'The request could not be read.'));
   sendProblem(request, reply, known);
+}
+
+/** What Node's HTTP parser refused, as the problem to answer; null when the client is gone. */
+export function parserProblem(error: Error & { code?: string }): AppError | null {
+  switch (error.code) {
+    case 'ECONNRESET':
+      return null;
+    case 'HPE_HEADER_OVERFLOW':
+      return new AppError('input.headers_too_large', 'The request headers are larger than this API accepts.');
+    case 'HPE_CHUNK_EXTENSIONS_OVERFLOW':
+      return new AppError(
+        'input.too_large',
+        'The chunk extensions of the body are larger than this API accepts.',
+      );
+    case 'ERR_HTTP_REQUEST_TIMEOUT':
+      return new AppError('input.timeout', 'The request headers were not received in time.');
+  }
+  // llhttp's messages ("Parse Error: Invalid header value char") name the fault and nothing of ours.
+  const why = error.code?.startsWith('HPE_') ? `: ${error.message}` : '.';
+  return new AppError('input.malformed', `The request could not be read as HTTP/1.1${why}`);
+}
+
+type ClientSocket = Duplex & {
+  /** Node's in-flight response on this connection (what its own clientError default checks). */
+  _httpMessage?: ServerResponse | null;
+};
+
+/**
+ * Answers what Node's HTTP parser refuses before a request exists (oversized or malformed headers, a broken
+ * request line, conflicting framing, a timeout) with a problem and a request id, logged, instead of Fastify's
+ * own JSON. Without a request there is no route, no hook and no client address behind a proxy, so no rate
+ * headers. Like Node, it writes nothing into a response already under way, and closes the connection.
+ */
+export function clientErrorHandler(
+  logger: FastifyBaseLogger,
+): (error: Error & { code?: string }, socket: ClientSocket) => void {
+  return (error, socket) => {
+    const problem = parserProblem(error);
+    if (!problem || socket.destroyed) return;
+    const requestId = newUuid();
+    logger.info(
+      { request_id: requestId, code: problem.code, parser_error: error.code, reason: error.message },
+      'request refused by the HTTP parser',
+    );
+    if (!socket.writable || socket._httpMessage?.headersSent) {
+      socket.destroy();
+      return;
+    }
+    const body = JSON.stringify(toProblem(problem, requestId));
+    const head = [
+      `HTTP/1.1 ${problem.status} ${STATUS_CODES[problem.status]}`,
+      `content-type: ${PROBLEM_CONTENT_TYPE}`,
+      `content-length: ${Buffer.byteLength(body)}`,
+      `x-request-id: ${requestId}`,
+      ...(socket instanceof TLSSocket ? [`strict-transport-security: ${STRICT_TRANSPORT_SECURITY}`] : []),
+      'connection: close',
+    ];
+    socket.end(`${head.join('\r\n')}\r\n\r\n${body}`, () => socket.destroy());
+  };
 }
 
 export function registerErrorHandling(app: FastifyInstance, allowedMethods: (url: string) => string[]): void {
@@ -66,7 +131,19 @@ export function registerErrorHandling(app: FastifyInstance, allowedMethods: (url
     return sendProblem(request, reply, new AppError('internal.error', 'An unexpected error occurred.'));
   });
 
-  app.setNotFoundHandler((request, reply) => {
+  app.setNotFoundHandler(notFound(allowedMethods));
+}
+
+/**
+ * Unmatched paths under /api/v1, as the router reads them (decoded), get a 404 handler of their own: the guard
+ * treats them as API requests, so an unknown path needs a key first like a known one.
+ */
+export function registerApiNotFound(api: FastifyInstance, allowedMethods: (url: string) => string[]): void {
+  api.setNotFoundHandler(notFound(allowedMethods));
+}
+
+function notFound(allowedMethods: (url: string) => string[]) {
+  return (request: FastifyRequest, reply: FastifyReply): FastifyReply => {
     const path = request.url.split('?')[0] ?? '';
     const methods = allowedMethods(path);
     if (methods.length > 0) {
@@ -84,7 +161,7 @@ export function registerErrorHandling(app: FastifyInstance, allowedMethods: (url
       reply,
       new AppError('route.not_found', `No route ${request.method} ${path}.`),
     );
-  });
+  };
 }
 
 /** Remembers every route's pattern so an unknown method on a known path answers 405 with Allow. */

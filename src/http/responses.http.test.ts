@@ -2,6 +2,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { z } from 'zod';
 import { newCustomer, startTestApp, type TestApp, type TestResponse } from '../testing/test-app.ts';
+import { STRICT_TRANSPORT_SECURITY } from './tls.ts';
 
 const UUID_RE = /^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/;
 const ISO_RE = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/;
@@ -173,6 +174,32 @@ describe('every response carries the headers; every error is a problem', () => {
     assert.equal(res.status, 200);
     assert.match(res.headers['x-request-id'] ?? '', UUID_RE);
     assert.equal(res.headers['x-ratelimit-limit'], undefined);
+    const unknown = await t.request('GET', '/dashboard/nope');
+    assert.match(unknown.headers['x-request-id'] ?? '', UUID_RE);
+    assert.equal(unknown.headers['x-ratelimit-limit'], undefined, 'unknown dashboard paths too');
+  });
+
+  it('every response over TLS carries Strict-Transport-Security: API, errors, dashboard, ops', async () => {
+    assert.equal(STRICT_TRANSPORT_SECURITY, 'max-age=31536000; includeSubDomains');
+    const headers = { 'content-type': 'application/json' };
+    for (const [method, path, options, status] of [
+      ['GET', '/api/v1/auth/whoami', { key }, 200],
+      ['GET', '/api/v1/auth/whoami', {}, 401],
+      ['GET', '/api/v1/test/scoped', { key }, 403],
+      ['GET', '/api/v1/nope', { key }, 404],
+      ['DELETE', '/api/v1/auth/whoami', { key }, 405],
+      ['POST', '/api/v1/test/echo', { key, headers, rawBody: '{' }, 400],
+      ['POST', '/api/v1/test/echo', { key, body: { n: 99 } }, 422],
+      ['GET', '/api/v1/test/boom', { key }, 500],
+      ['GET', '/dashboard/login', {}, 200],
+      ['GET', '/dashboard/nope', {}, 303],
+      ['GET', '/healthz', {}, 200],
+      ['GET', '/nope', {}, 404],
+    ] as const) {
+      const res = await t.request(method, path, options);
+      assert.equal(res.status, status, `${method} ${path}: ${res.text}`);
+      assert.equal(res.headers['strict-transport-security'], STRICT_TRANSPORT_SECURITY, `${method} ${path}`);
+    }
   });
 
   it('request ids are unique and never taken from the client', async () => {
@@ -182,4 +209,20 @@ describe('every response carries the headers; every error is a problem', () => {
     assert.notEqual(a.headers['x-request-id'], forged);
     assert.notEqual(a.headers['x-request-id'], b.headers['x-request-id']);
   });
+});
+
+describe('the API description is served with HSTS too', () => {
+  let t: TestApp;
+  before(async () => {
+    t = await startTestApp();
+  });
+  after(() => t.close());
+
+  for (const path of ['/api/v1/openapi.json', '/docs']) {
+    it(path, async () => {
+      const res = await t.request('GET', path);
+      assert.equal(res.status, 200);
+      assert.equal(res.headers['strict-transport-security'], STRICT_TRANSPORT_SECURITY);
+    });
+  }
 });

@@ -2,6 +2,12 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { generate } from 'selfsigned';
 
+/**
+ * HSTS, sent on every response over TLS (API, docs, dashboard, problems): one value for the whole host, or
+ * browsers would keep whichever they saw last.
+ */
+export const STRICT_TRANSPORT_SECURITY = 'max-age=31536000; includeSubDomains';
+
 export type TlsMaterial = { key: string; cert: string; selfSigned: boolean };
 
 /** A development certificate for localhost and 127.0.0.1, valid a year. */

@@ -5,6 +5,7 @@ import { after, before, describe, it } from 'node:test';
 import { Agent, request } from 'undici';
 import { createPlainListener } from '../server.ts';
 import { loopbackConnector, newCustomer, startTestApp, type TestApp } from '../testing/test-app.ts';
+import { STRICT_TRANSPORT_SECURITY } from './tls.ts';
 
 async function listen(server: http.Server): Promise<string> {
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
@@ -29,9 +30,10 @@ describe('HTTPS only', () => {
     await t.close();
   });
 
-  it('the API answers over TLS 1.2 or newer', async () => {
+  it('the API answers over TLS 1.2 or newer, with HSTS', async () => {
     const res = await t.request('GET', '/api/v1/auth/whoami', { key });
     assert.equal(res.status, 200);
+    assert.equal(res.headers['strict-transport-security'], STRICT_TRANSPORT_SECURITY);
   });
 
   it('a plain-HTTP request to the plain listener gets 403 transport.insecure and is never served', async () => {
@@ -45,6 +47,7 @@ describe('HTTPS only', () => {
     assert.equal(res.headers['content-type'], 'application/problem+json; charset=utf-8');
     assert.equal(res.headers['x-request-id'], body.request_id);
     assert.ok(res.headers['x-ratelimit-limit']);
+    assert.equal(res.headers['strict-transport-security'], undefined, 'HSTS is never sent over plain HTTP');
     const used = await t.db
       .selectFrom('api_keys')
       .select('last_used_at')
@@ -73,15 +76,42 @@ describe('HTTPS only', () => {
         dispatcher: viaProxy,
       });
       assert.equal(res.statusCode, 200, await res.body.text());
+      assert.equal(
+        res.headers['strict-transport-security'],
+        STRICT_TRANSPORT_SECURITY,
+        'the client saw HTTPS',
+      );
       const refused = await request(`${plainUrl}/api/v1/auth/whoami`, {
         headers: { authorization: `Bearer ${key}`, 'x-forwarded-proto': 'http' },
         dispatcher: viaProxy,
       });
       await refused.body.dump();
       assert.equal(refused.statusCode, 403);
+      assert.equal(refused.headers['strict-transport-security'], undefined);
     } finally {
       await viaProxy.close();
     }
+  });
+
+  it('a request the HTTP parser refuses on the plain listener is a problem too, without HSTS', async () => {
+    const reply = await new Promise<string>((resolve, reject) => {
+      const socket = net.connect(Number(new URL(plainUrl).port), '127.0.0.1', () => {
+        socket.end('GET /api/v1/auth/whoami HTTP/1.1\r\nHost: x\r\nX-Note: a\x01b\r\n\r\n');
+      });
+      let data = '';
+      socket.on('data', (d) => {
+        data += d.toString('latin1');
+      });
+      socket.on('close', () => resolve(data));
+      socket.on('error', reject);
+    });
+    const [head = '', body = ''] = reply.split('\r\n\r\n');
+    assert.match(head, /^HTTP\/1\.1 400 /);
+    assert.match(head, /content-type: application\/problem\+json; charset=utf-8/);
+    assert.doesNotMatch(head, /strict-transport-security/i);
+    const problem = JSON.parse(body) as { code: string; request_id: string };
+    assert.equal(problem.code, 'input.malformed');
+    assert.match(head, new RegExp(`x-request-id: ${problem.request_id}`));
   });
 
   it('plain HTTP sent to the TLS port gets no HTTP response at all', async () => {

@@ -3,11 +3,13 @@ import type { Clock } from '../clock.ts';
 import type { Database } from '../db/database.ts';
 import { createWriteBehind } from '../db/write-behind.ts';
 import { AppError } from '../errors/app-error.ts';
+import type { KeyCache } from './key-cache.ts';
 import { parseToken } from './key-format.ts';
 import { type KeyHasher, sameDigest } from './key-hash.ts';
+import type { KeyRecord } from './keys.repository.ts';
 import * as repo from './keys.repository.ts';
 
-/** Who is calling: the key and its customer, as read on this request (never cached across requests). */
+/** Who is calling: the key and its customer, as held by the key cache (`key-cache.ts`) or read. */
 export type Principal = {
   keyId: string;
   keyPrefix: string;
@@ -29,8 +31,11 @@ export type AuthFailure = { code: AuthFailureCode; detail: string; prefix: strin
 const LAST_USED_PRECISION_MS = 60_000;
 
 export type Authenticator = {
-  /** Resolves a bearer token to its principal, or says why it is refused. */
-  authenticate(authorization: string | undefined): Promise<Principal | AuthFailure>;
+  /**
+   * Resolves a bearer token to its principal, or says why it is refused. Takes every Authorization header
+   * line of the request: exactly one is allowed, since proxies and frameworks disagree on which of several wins.
+   */
+  authenticate(authorization: readonly string[]): Promise<Principal | AuthFailure>;
   recordFailure(failure: AuthFailure, ip: string): Promise<void>;
   /** Writes the pending `last_used_at` times now (tests, shutdown). */
   flushLastUsed(): Promise<void>;
@@ -44,24 +49,41 @@ export function createAuthenticator(deps: {
   clock: Clock;
   logger: Logger;
   defaultKeyRateLimit: number;
+  keyCache: KeyCache;
   lastUsedFlushMs?: number;
 }): Authenticator {
-  const { db, hasher, clock, logger } = deps;
+  const { db, hasher, clock, logger, keyCache } = deps;
+  const read = (hash: string) => repo.findBySecretHash(db, hash);
   // `last_used_at` is shown to the minute; writing it from every request would cost a commit per request
   // (a quarter of the throughput with many keys), so uses are collected and written every few seconds.
-  const lastUsed = createWriteBehind<{ keyId: string; at: Date }>({
+  // Each use carries the held record, which learns the time once it is written, so the key's next uses within
+  // the minute add nothing.
+  const lastUsed = createWriteBehind<{ keyId: string; at: Date; record: KeyRecord }>({
     flushMs: deps.lastUsedFlushMs ?? 5_000,
     merge: (a, b) => (b.at > a.at ? b : a),
-    write: (uses) => repo.touchLastUsed(db, uses),
+    write: async (uses) => {
+      await repo.touchLastUsed(db, uses);
+      for (const { record, at } of uses) {
+        if (!record.last_used_at || record.last_used_at < at) record.last_used_at = at;
+      }
+    },
     logger,
     what: 'last_used_at',
   });
   return {
-    async authenticate(authorization) {
+    async authenticate(headers) {
+      const [authorization, ...others] = headers;
       if (authorization === undefined) {
         return {
           code: 'auth.missing',
           detail: 'Send your API key as "Authorization: Bearer <API_KEY>".',
+          prefix: null,
+        };
+      }
+      if (others.length > 0) {
+        return {
+          code: 'auth.invalid',
+          detail: 'Exactly one Authorization header is allowed; this request has several.',
           prefix: null,
         };
       }
@@ -90,7 +112,7 @@ export function createAuthenticator(deps: {
         };
       }
       const hash = hasher.hash(token);
-      const row = await repo.findBySecretHash(db, hash);
+      const row = await keyCache.lookup(hash, read);
       const now = clock.now();
       if (!row || !sameDigest(row.hash, hash)) {
         return { code: 'auth.invalid', detail: 'The API key is not recognised.', prefix: parsed.prefix };
@@ -114,7 +136,7 @@ export function createAuthenticator(deps: {
         };
       }
       if (!row.last_used_at || now.getTime() - row.last_used_at.getTime() >= LAST_USED_PRECISION_MS) {
-        lastUsed.add(row.id, { keyId: row.id, at: now });
+        lastUsed.add(row.id, { keyId: row.id, at: now, record: row });
       }
       return {
         keyId: row.id,

@@ -1,18 +1,17 @@
 import { sql } from 'kysely';
 import type { Database } from '../db/database.ts';
 import { prepare } from '../db/prepared.ts';
-import type { ApiKeyRow } from './keys.table.ts';
+import type { ApiKeyRow } from '../db/tables/keys.table.ts';
 
 export type NewKey = Omit<ApiKeyRow, 'last_used_at' | 'revoked_at'>;
 
-export async function insertKey(db: Database, key: NewKey, hash: string): Promise<void> {
-  await db.transaction().execute(async (tx) => {
-    await tx.insertInto('api_keys').values(key).execute();
-    await tx
-      .insertInto('api_key_secrets')
-      .values({ hash, key_id: key.id, created_at: key.created_at, valid_until: null })
-      .execute();
-  });
+/** Two writes: run it inside the caller's transaction. */
+export async function insertKey(tx: Database, key: NewKey, hash: string): Promise<void> {
+  await tx.insertInto('api_keys').values(key).execute();
+  await tx
+    .insertInto('api_key_secrets')
+    .values({ hash, key_id: key.id, created_at: key.created_at, valid_until: null })
+    .execute();
 }
 
 /** Everything authentication needs, in one indexed lookup by hash. */
@@ -41,8 +40,10 @@ const bySecretHash = prepare((db, p: { hash: string }) =>
     .where('s.hash', '=', p.hash),
 );
 
-/** The key, its customer and the matched value's grace end: run on every authenticated request. */
-export async function findBySecretHash(db: Database, hash: string) {
+/** The key, its customer and the matched value's grace end: what authentication reads (or holds in memory). */
+export type KeyRecord = Awaited<ReturnType<typeof bySecretHash>>[number];
+
+export async function findBySecretHash(db: Database, hash: string): Promise<KeyRecord | undefined> {
   const [row] = await bySecretHash(db, { hash });
   return row;
 }
@@ -61,26 +62,38 @@ export async function listKeys(
   return q.orderBy('created_at').orderBy('id').execute();
 }
 
-/** Adds the new value and starts the grace period of every value still open-ended. */
+/** The key, locked until the end of the caller's transaction: changes to it wait their turn. */
+export async function findKeyForUpdate(tx: Database, keyId: string): Promise<ApiKeyRow | undefined> {
+  return tx.selectFrom('api_keys').selectAll().where('id', '=', keyId).forUpdate().executeTakeFirst();
+}
+
+/**
+ * Adds the new value, starts the grace period of every value still open-ended and moves the display
+ * prefix to the new value. Three writes: run it inside the caller's transaction.
+ */
 export async function rotateSecret(
-  db: Database,
+  tx: Database,
   keyId: string,
-  newHash: string,
+  next: { hash: string; prefix: string },
   now: Date,
   graceEnd: Date,
-): Promise<void> {
-  await db.transaction().execute(async (tx) => {
-    await tx
-      .updateTable('api_key_secrets')
-      .set({ valid_until: graceEnd })
-      .where('key_id', '=', keyId)
-      .where((eb) => eb.or([eb('valid_until', 'is', null), eb('valid_until', '>', graceEnd)]))
-      .execute();
-    await tx
-      .insertInto('api_key_secrets')
-      .values({ hash: newHash, key_id: keyId, created_at: now, valid_until: null })
-      .execute();
-  });
+): Promise<ApiKeyRow> {
+  await tx
+    .updateTable('api_key_secrets')
+    .set({ valid_until: graceEnd })
+    .where('key_id', '=', keyId)
+    .where((eb) => eb.or([eb('valid_until', 'is', null), eb('valid_until', '>', graceEnd)]))
+    .execute();
+  await tx
+    .insertInto('api_key_secrets')
+    .values({ hash: next.hash, key_id: keyId, created_at: now, valid_until: null })
+    .execute();
+  return tx
+    .updateTable('api_keys')
+    .set({ prefix: next.prefix })
+    .where('id', '=', keyId)
+    .returningAll()
+    .executeTakeFirstOrThrow();
 }
 
 export async function updateKey(

@@ -1,19 +1,27 @@
 import { getCountries } from 'libphonenumber-js/max';
 import type { Clock } from '../clock.ts';
 import type { Database } from '../db/database.ts';
+import type { ApiKeyRow } from '../db/tables/keys.table.ts';
 import { AppError, type Issue, invalidInput, notFound } from '../errors/app-error.ts';
 import { newUuid } from '../ids.ts';
+import { announceKeyChange, type KeyCache } from './key-cache.ts';
 import { displayPrefix, generateKey } from './key-format.ts';
 import type { KeyHasher } from './key-hash.ts';
 import * as repo from './keys.repository.ts';
-import type { ApiKeyRow } from './keys.table.ts';
 import { isScope, UNAVAILABLE_SCOPES } from './scopes.ts';
 
 export const DEFAULT_ALLOWED_COUNTRIES = ['US', 'CA'];
 export const DEFAULT_DAILY_SPEND_CAP_USD = '100.00';
 const KNOWN_COUNTRIES = new Set<string>(getCountries());
 
-export type KeysDeps = { db: Database; hasher: KeyHasher; clock: Clock; rotationGraceSeconds: number };
+export type KeysDeps = {
+  db: Database;
+  hasher: KeyHasher;
+  clock: Clock;
+  rotationGraceSeconds: number;
+  /** This instance's cache of verified keys: told of each change at commit (others hear the notification). */
+  keyCache: Pick<KeyCache, 'changed'>;
+};
 
 /** A key as operators and the dashboard see it: never the secret, never its hash. */
 export type KeyView = {
@@ -72,12 +80,22 @@ export type NewKeyInput = {
 };
 
 export function createKeysService(deps: KeysDeps) {
-  const { db, hasher, clock } = deps;
+  const { db, hasher, clock, keyCache } = deps;
 
   async function requireKey(keyId: string): Promise<ApiKeyRow> {
     const row = await repo.findKey(db, keyId);
     if (!row) throw notFound('API key');
     return row;
+  }
+
+  async function changeKey(keyId: string, changes: Parameters<typeof repo.updateKey>[2]) {
+    const updated = await db.transaction().execute(async (tx) => {
+      const row = await repo.updateKey(tx, keyId, changes);
+      await announceKeyChange(tx, keyId);
+      return row;
+    });
+    keyCache.changed(keyId);
+    return updated;
   }
 
   return {
@@ -123,25 +141,33 @@ export function createKeysService(deps: KeysDeps) {
         rate_limit_per_minute: input.rateLimitPerMinute ?? null,
         created_at: now,
       };
-      await repo.insertKey(db, row, hasher.hash(secret));
+      await db.transaction().execute(async (tx) => {
+        await repo.insertKey(tx, row, hasher.hash(secret));
+        await announceKeyChange(tx, row.id);
+      });
+      keyCache.changed(row.id);
       return { key: rowToKeyView({ ...row, revoked_at: null, last_used_at: null }, now), secret };
     },
 
-    /** New value for the same key id; the old value works until the grace period ends. */
+    /**
+     * New value for the same key id; the old value works until the grace period ends. One transaction with
+     * the key locked: a rotation racing another, or a revocation, sees the key as the other left it.
+     */
     async rotateKey(keyId: string): Promise<{ key: KeyView; secret: string; previousValidUntil: string }> {
-      const row = await requireKey(keyId);
-      if (row.revoked_at) throw new AppError('resource.conflict', 'A revoked key cannot be rotated.');
       const now = clock.now();
       const graceEnd = new Date(now.getTime() + deps.rotationGraceSeconds * 1000);
       const secret = generateKey();
-      await repo.rotateSecret(db, keyId, hasher.hash(secret), now, graceEnd);
-      // The display prefix follows the newest value.
-      const updated = await db
-        .updateTable('api_keys')
-        .set({ prefix: displayPrefix(secret) })
-        .where('id', '=', keyId)
-        .returningAll()
-        .executeTakeFirstOrThrow();
+      const updated = await db.transaction().execute(async (tx) => {
+        const row = await repo.findKeyForUpdate(tx, keyId);
+        if (!row) throw notFound('API key');
+        if (row.revoked_at) throw new AppError('resource.conflict', 'A revoked key cannot be rotated.');
+        // The display prefix follows the newest value.
+        const next = { hash: hasher.hash(secret), prefix: displayPrefix(secret) };
+        const rotated = await repo.rotateSecret(tx, keyId, next, now, graceEnd);
+        await announceKeyChange(tx, keyId);
+        return rotated;
+      });
+      keyCache.changed(keyId);
       return { key: rowToKeyView(updated, now), secret, previousValidUntil: graceEnd.toISOString() };
     },
 
@@ -150,7 +176,7 @@ export function createKeysService(deps: KeysDeps) {
       const row = await requireKey(keyId);
       const now = clock.now();
       if (row.revoked_at) return rowToKeyView(row, now);
-      const updated = await repo.updateKey(db, keyId, { revoked_at: now });
+      const updated = await changeKey(keyId, { revoked_at: now });
       return rowToKeyView(updated ?? row, now);
     },
 
@@ -159,7 +185,7 @@ export function createKeysService(deps: KeysDeps) {
       if (issues.length > 0) throw invalidInput(issues);
       const row = await requireKey(keyId);
       if (row.revoked_at) throw new AppError('resource.conflict', 'A revoked key cannot be changed.');
-      const updated = await repo.updateKey(db, keyId, { scopes: [...new Set(scopes)] });
+      const updated = await changeKey(keyId, { scopes: [...new Set(scopes)] });
       return rowToKeyView(updated ?? row, clock.now());
     },
 

@@ -1,8 +1,8 @@
 import type { FastifyInstance } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { z } from 'zod';
-import { AppError } from '../errors/app-error.ts';
-import { apiResponses } from '../openapi/responses.ts';
+import { apiResponses } from '../http/responses.ts';
+import { requirePrincipal } from './request-principal.ts';
 import { permissionsMap, SCOPES } from './scopes.ts';
 
 /** Spec 2.1, plus the key's public prefix (additive). */
@@ -62,8 +62,7 @@ export function registerWhoami(app: FastifyInstance): void {
       },
     },
     async (request) => {
-      const p = request.principal;
-      if (!p) throw new AppError('internal.error', 'Route reached without a principal.');
+      const p = requirePrincipal(request);
       return {
         customer_id: p.customerId,
         customer_name: p.customerName,

@@ -1,10 +1,12 @@
+import { findAssistant } from '../assistants/assistants.repository.ts';
+import { canTransition } from '../calls/call-status.ts';
 import type { Clock } from '../clock.ts';
 import type { Database } from '../db/database.ts';
+import type { CallRow } from '../db/tables/calls.table.ts';
 import { newUuid } from '../ids.ts';
-import { recordCallback } from '../outbound/callbacks.ts';
 import type { ProviderEvent } from '../provider/interface.ts';
+import type { CallReports } from './call-reports.ts';
 import * as repo from './lifecycle.repository.ts';
-import { canTransition } from './status.ts';
 
 export type ApplyOutcome = 'applied' | 'ignored' | 'unknown';
 
@@ -15,11 +17,11 @@ const seconds = (from: Date, to: Date) => Math.max(0, Math.round((to.getTime() -
 
 /**
  * Turns one provider event into our call record, in one transaction holding the call's row lock:
- * the status change, its callback notification and (on the end) the pending post-processing step.
+ * the status change, what it reports (`CallReports`) and (on the end) the pending post-processing step.
  * Duplicate, late or out-of-order events are ignored by the state machine, so redelivery is safe.
  */
 export async function applyProviderEvent(
-  deps: { db: Database; clock: Clock },
+  deps: { db: Database; clock: Clock; reports: CallReports },
   event: ProviderEvent,
 ): Promise<ApplyOutcome> {
   const now = deps.clock.now();
@@ -28,26 +30,54 @@ export async function applyProviderEvent(
     const callId = event.callId ?? (await repo.callIdForProviderCall(tx, event.providerCallId));
     const call = callId ? await repo.lockCall(tx, callId) : undefined;
     if (!call) return 'unknown';
-    return applyToCall(tx, call.id, call.status, call.answered_at, event, now);
+    return applyToCall(tx, deps.reports, call, event, event.providerCallId, now);
+  });
+}
+
+/**
+ * Ends a call on our side alone, `failed` with `reason`, when its provider lost it or never had it: the same
+ * transition and post-processing as a provider's end. It ends at its last known instant (the last change we
+ * applied), so the time we could not see is never billed.
+ */
+export async function endLostCall(
+  deps: { db: Database; clock: Clock; reports: CallReports },
+  callId: string,
+  reason: string,
+): Promise<ApplyOutcome> {
+  const now = deps.clock.now();
+  return deps.db.transaction().execute(async (tx) => {
+    const call = await repo.lockCall(tx, callId);
+    if (!call) return 'unknown';
+    const event: CallEvent = {
+      type: 'call.ended',
+      providerCallId: '',
+      callId,
+      status: 'failed',
+      disconnectReason: reason,
+      at: call.updated_at,
+    };
+    return applyToCall(tx, deps.reports, call, event, null, now);
   });
 }
 
 async function applyToCall(
   tx: Database,
-  callId: string,
-  status: string,
-  answeredAt: Date | null,
+  reports: CallReports,
+  row: CallRow,
   event: CallEvent,
+  providerCallId: string | null,
   now: Date,
 ): Promise<ApplyOutcome> {
+  const { id: callId, answered_at: answeredAt } = row;
   const target =
     event.type === 'call.ringing' ? 'ringing' : event.type === 'call.answered' ? 'in_progress' : event.status;
-  if (!canTransition(status, target)) return 'ignored';
+  if (!canTransition(row.status, target)) return 'ignored';
   // The provider handle may reach us before the placing request recorded it.
-  await repo.updateLifecycle(tx, callId, { provider_call_id: event.providerCallId, updated_at: now });
+  if (providerCallId)
+    await repo.updateLifecycle(tx, callId, { provider_call_id: providerCallId, updated_at: now });
   if (event.type === 'call.ringing') {
     const call = await repo.updateCall(tx, callId, { status: target, updated_at: now });
-    await recordCallback(tx, call, 'call.ringing', now);
+    await reports.progressed(tx, call, 'call.ringing', now);
   } else if (event.type === 'call.answered') {
     const call = await repo.updateCall(tx, callId, {
       status: target,
@@ -55,7 +85,7 @@ async function applyToCall(
       conversation_id: event.conversationId,
       updated_at: now,
     });
-    await recordCallback(tx, call, 'call.answered', now);
+    await reports.progressed(tx, call, 'call.answered', now);
   } else {
     await repo.updateCall(tx, callId, {
       status: target,
@@ -76,7 +106,7 @@ async function applyToCall(
 
 async function createInbound(tx: Database, event: InboundEvent, now: Date): Promise<ApplyOutcome> {
   if (await repo.callIdForProviderCall(tx, event.providerCallId)) return 'ignored';
-  const assistant = await repo.findAssistant(tx, event.assistantId);
+  const assistant = await findAssistant(tx, event.assistantId);
   if (!assistant) return 'unknown';
   const id = newUuid();
   await repo.insertCall(tx, {

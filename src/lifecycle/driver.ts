@@ -1,7 +1,7 @@
 import type { Logger } from 'pino';
 import type { Clock } from '../clock.ts';
 import type { Database } from '../db/database.ts';
-import { randomNanpNumber } from '../demo/call-generator.ts';
+import { randomNanpNumber } from '../provider/random.ts';
 import type { Simulator } from '../provider/simulator.ts';
 import { randomInboundTarget } from './lifecycle.repository.ts';
 import type { LifecycleService } from './lifecycle.service.ts';
@@ -34,7 +34,7 @@ export async function ringRandomAssistant(db: Database, simulator: Simulator): P
   const target = await randomInboundTarget(db);
   const to = target?.phone_numbers[0];
   if (!target || !to) return false;
-  simulator.simulateInbound({
+  await simulator.simulateInbound({
     assistantId: target.id,
     to,
     from: randomNanpNumber(Math.random),
@@ -46,8 +46,19 @@ export async function ringRandomAssistant(db: Database, simulator: Simulator): P
 
 export type ProviderDriver = { stop(): Promise<void> };
 
+/** Whether a reconciliation round is due at `now`: at the first asking (the start), then every `seconds`. */
+export function reconcileSchedule(seconds: number): (now: Date) => boolean {
+  let last = Number.NEGATIVE_INFINITY;
+  return (now) => {
+    if (now.getTime() - last < seconds * 1000) return false;
+    last = now.getTime();
+    return true;
+  };
+}
+
 /**
- * Ticks the simulator with the real clock in the server process (default every second) and, in demo
+ * Ticks the simulator with the real clock in the server process (default every second), reconciles calls that
+ * have not ended with the provider (at start, then every `reconcileEverySeconds`) and, in demo
  * mode, rings assistants at `inboundPerMinute`. Ticks never overlap; a failing tick is logged and
  * the next one tries again (undelivered provider events stay queued).
  */
@@ -58,11 +69,24 @@ export function startProviderDriver(o: {
   logger: Logger;
   intervalMs?: number;
   inboundPerMinute?: number;
+  /** Reconcile every call that has not ended with the provider on the first tick, then this often. */
+  reconcileEverySeconds?: number;
 }): ProviderDriver {
   const intervalMs = o.intervalMs ?? 1000;
   let credit = 0;
+  const reconcileDue = o.reconcileEverySeconds ? reconcileSchedule(o.reconcileEverySeconds) : () => false;
   let running: Promise<void> | null = null;
+  const reconcile = async () => {
+    if (!reconcileDue(o.clock.now())) return;
+    try {
+      const report = await o.parts.lifecycle.reconcile();
+      if (report.applied + report.lost + report.retryLater > 0) o.logger.info(report, 'calls reconciled');
+    } catch (err) {
+      o.logger.error({ err }, 'reconcile failed');
+    }
+  };
   const tick = async () => {
+    await reconcile();
     try {
       credit += ((o.inboundPerMinute ?? 0) * intervalMs) / 60_000;
       for (; credit >= 1; credit -= 1) await ringRandomAssistant(o.db, o.parts.simulator);

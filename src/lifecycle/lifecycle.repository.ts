@@ -1,7 +1,7 @@
 import { sql, type Updateable } from 'kysely';
-import type { CallRow, CallsTable, NewCall } from '../calls/calls.table.ts';
 import type { Database } from '../db/database.ts';
-import type { CallLifecycleRow, CallLifecycleTable } from './lifecycle.table.ts';
+import type { CallRow, CallsTable, NewCall } from '../db/tables/calls.table.ts';
+import type { CallLifecycleRow, CallLifecycleTable } from '../db/tables/lifecycle.table.ts';
 
 type CallChanges = Omit<Updateable<CallsTable>, 'id' | 'customer_id' | 'event_seq'>;
 type LifecycleChanges = Omit<Updateable<CallLifecycleTable>, 'call_id' | 'customer_id' | 'created_at'>;
@@ -102,14 +102,6 @@ export async function insertInsights(
     .execute();
 }
 
-export async function findAssistant(db: Database, assistantId: string) {
-  return db
-    .selectFrom('assistants')
-    .select(['id', 'customer_id', 'name', 'language', 'is_active', 'phone_numbers'])
-    .where('id', '=', assistantId)
-    .executeTakeFirst();
-}
-
 /** A random active assistant with a phone number: where demo inbound traffic goes. */
 export async function randomInboundTarget(db: Database) {
   return db
@@ -133,4 +125,25 @@ export async function inboundTargets(db: Database, customerId: string) {
     .orderBy('created_at')
     .orderBy('id')
     .execute();
+}
+
+/** Tracked calls that have not ended (post-processing not started), oldest first, in keyset pages. */
+export async function openCalls(
+  db: Database,
+  o: { after: { createdAt: Date; callId: string } | null; limit: number },
+) {
+  let query = db
+    .selectFrom('call_lifecycle')
+    .select(['call_id', 'provider_call_id', 'created_at'])
+    .where('processing_state', '=', 'none');
+  const after = o.after;
+  if (after) {
+    query = query.where((eb) =>
+      eb.or([
+        eb('created_at', '>', after.createdAt),
+        eb.and([eb('created_at', '=', after.createdAt), eb('call_id', '>', after.callId)]),
+      ]),
+    );
+  }
+  return query.orderBy('created_at').orderBy('call_id').limit(o.limit).execute();
 }

@@ -3,19 +3,24 @@ import type { Clock } from '../clock.ts';
 import type { Database } from '../db/database.ts';
 import type { ProviderEvent, VoiceProvider } from '../provider/interface.ts';
 import { type ApplyOutcome, applyProviderEvent } from './apply-event.ts';
+import type { CallReports } from './call-reports.ts';
 import { processDue } from './post-process.ts';
+import { type ReconcileReport, reconcileOpenCalls } from './reconcile.ts';
 
-/** Applies the provider's events to our calls and runs post-processing; the simulator driver calls both. */
+/** Applies the provider's events to our calls, runs post-processing and reconciles; the driver calls them. */
 export function createLifecycleService(deps: {
   db: Database;
   clock: Clock;
   provider: VoiceProvider;
+  reports: CallReports;
   logger?: Logger;
 }) {
   return {
     applyProviderEvent: (event: ProviderEvent): Promise<ApplyOutcome> => applyProviderEvent(deps, event),
     /** Finishes every ended call whose post-processing is due; returns how many were finished. */
     processDue: (limit?: number): Promise<number> => processDue(deps, limit),
+    /** Catches every call that has not ended up with its provider (at start, then periodically). */
+    reconcile: (): Promise<ReconcileReport> => reconcileOpenCalls(deps),
   };
 }
 

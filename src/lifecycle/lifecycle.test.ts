@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { ANSWERS, advance, BUSY, newCaller, placeCall } from '../outbound/outbound.fixtures.ts';
+import { ANSWERS, advance, BUSY, newCaller, placeCall } from '../testing/outbound.fixtures.ts';
 import { startTestApp, type TestApp } from '../testing/test-app.ts';
 import { findCall } from './lifecycle.repository.ts';
 import { MAX_PROCESSING_ATTEMPTS } from './post-process.ts';
@@ -22,7 +22,7 @@ describe('call lifecycle (simulator on a ManualClock)', () => {
     assert.equal(res.status, 201, res.text);
     const id = res.body.id;
     const placedAt = t.clock.now();
-    const plan = t.services.simulator.inspect(id);
+    const plan = await t.services.simulator.inspect(id);
     assert.ok(plan);
     assert.equal(await status(id), 'queued');
     await advance(t, 1);
@@ -79,7 +79,7 @@ describe('call lifecycle (simulator on a ManualClock)', () => {
     const c = await newCaller(t);
     const id = (await placeCall(t, c, { to_number: BUSY })).body.id;
     await advance(t, 5);
-    const providerCallId = t.services.simulator.inspect(id)?.providerCallId ?? '';
+    const providerCallId = (await t.services.simulator.inspect(id))?.providerCallId ?? '';
     const at = t.clock.now();
     const lifecycle = t.services.lifecycle;
     assert.equal(
@@ -113,7 +113,7 @@ describe('call lifecycle (simulator on a ManualClock)', () => {
   it('postpones post-processing while the provider is down, then records each event exactly once', async () => {
     const c = await newCaller(t);
     const id = (await placeCall(t, c, { to_number: ANSWERS })).body.id;
-    const duration = t.services.simulator.inspect(id)?.script.details.durationSeconds ?? 0;
+    const duration = (await t.services.simulator.inspect(id))?.script.details.durationSeconds ?? 0;
     await advance(t, 20);
     t.services.simulator.configure({ fault: 'unavailable' });
     try {
@@ -168,7 +168,7 @@ describe('call lifecycle (simulator on a ManualClock)', () => {
 
   it('records inbound calls from the provider under the assistant’s customer', async () => {
     const c = await newCaller(t);
-    t.services.simulator.simulateInbound({
+    await t.services.simulator.simulateInbound({
       assistantId: c.assistant.id,
       to: '+14155550102',
       from: '+12125550123',

@@ -1,16 +1,21 @@
 import type { Logger } from 'pino';
-import type { CallRow } from '../calls/calls.table.ts';
 import type { Clock } from '../clock.ts';
 import type { Database } from '../db/database.ts';
+import type { CallRow } from '../db/tables/calls.table.ts';
 import { recordEvent } from '../events/events.repository.ts';
-import { recordCallback } from '../outbound/callbacks.ts';
-import { settleReservation } from '../outbound/spend.repository.ts';
 import type { ConversationDetails, VoiceProvider } from '../provider/interface.ts';
 import { billableSeconds, costUnits, formatUsd } from './billing.ts';
+import type { CallReports } from './call-reports.ts';
 import { callCompletedData, insightReceivedData } from './event-data.ts';
 import * as repo from './lifecycle.repository.ts';
 
-export type PostProcessDeps = { db: Database; clock: Clock; provider: VoiceProvider; logger?: Logger };
+export type PostProcessDeps = {
+  db: Database;
+  clock: Clock;
+  provider: VoiceProvider;
+  reports: CallReports;
+  logger?: Logger;
+};
 
 /** After this many failed reads of the conversation (about 1.5 hours of backoff), finish without it. */
 export const MAX_PROCESSING_ATTEMPTS = 12;
@@ -28,8 +33,8 @@ async function fetchDetails(provider: VoiceProvider, call: CallRow): Promise<Fet
 
 /**
  * Post-processing of every ended call that is due: duration, billing, summary and insights from
- * the provider, then — in one transaction — the call's final values, the settled spend, the
- * `call.completed` and `call.insight.received` events and the `call.ended` callback.
+ * the provider, then — in one transaction — the call's final values, the
+ * `call.completed` and `call.insight.received` events, and the report that the call finished (`CallReports`).
  * Returns how many calls were finished.
  */
 export async function processDue(deps: PostProcessDeps, limit = 20): Promise<number> {
@@ -61,7 +66,7 @@ async function processOne(deps: PostProcessDeps, callId: string): Promise<boolea
       });
       return false;
     }
-    await finish(tx, call, fetched.details, now);
+    await finish(tx, deps.reports, call, fetched.details, now);
     await repo.updateLifecycle(tx, callId, {
       processing_state: 'done',
       processing_attempts: attempts,
@@ -75,13 +80,15 @@ async function processOne(deps: PostProcessDeps, callId: string): Promise<boolea
 
 async function finish(
   tx: Database,
+  reports: CallReports,
   call: CallRow,
   details: ConversationDetails | null,
   now: Date,
 ): Promise<void> {
   const duration = details?.durationSeconds ?? call.duration_seconds ?? 0;
   const billable = billableSeconds(duration, call.answered_at !== null);
-  const cost = formatUsd(costUnits(billable));
+  // A provider that reports its charge (ElevenLabs' `cost_fiat`) sets the cost; else our per-minute rate.
+  const cost = details?.costUsd ?? formatUsd(costUnits(billable));
   const done = await repo.updateCall(tx, call.id, {
     duration_seconds: duration,
     billable_seconds: billable,
@@ -91,7 +98,6 @@ async function finish(
     recording_available: details?.recordingAvailable ?? false,
     updated_at: now,
   });
-  await settleReservation(tx, call.id, cost, now);
   const insights = details?.insights ?? [];
   await repo.insertInsights(tx, done, insights, now);
   const base = { customerId: done.customer_id, callId: done.id, occurredAt: now };
@@ -103,5 +109,5 @@ async function finish(
       data: insightReceivedData(done, insights),
     });
   }
-  await recordCallback(tx, done, 'call.ended', now);
+  await reports.finished(tx, done, cost, now);
 }

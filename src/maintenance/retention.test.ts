@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { type Receiver, startReceiver } from '../testing/receiver.ts';
 import { newCustomer, startTestApp, type TestApp } from '../testing/test-app.ts';
-import { callFor, emitEvent, testWorker } from '../webhooks/webhook-fixtures.ts';
+import { callFor, emitEvent, testWorker } from '../testing/webhook.fixtures.ts';
 import { purgeExpired } from './retention.ts';
 
 const SECRET = 'retention-test-secret-0123456789abcdef';

@@ -2,8 +2,7 @@ import swagger, { type SwaggerTransform, type SwaggerTransformObject } from '@fa
 import type { FastifyInstance } from 'fastify';
 import { createJsonSchemaTransform, createJsonSchemaTransformObject } from 'fastify-type-provider-zod';
 import type { JSONSchema } from 'zod/v4/core';
-import { API_PREFIX } from '../http/guard.ts';
-import { webhookOperations } from './webhooks-doc.ts';
+import { API_PREFIX } from '../http/prefixes.ts';
 
 export const OPENAPI_PATH = `${API_PREFIX}/openapi.json`;
 export const SECURITY_SCHEME = 'apiKey';
@@ -163,23 +162,31 @@ function pruneSchemas(doc: Json): void {
   components.schemas = Object.fromEntries(Object.entries(schemas).filter(([name]) => reached.has(name)));
 }
 
-const finishDocument: SwaggerTransformObject = (input) => {
-  const doc = zodComponents(input) as Json;
-  doc.webhooks = webhookOperations();
-  addResponseHeaders(doc);
-  pruneSchemas(doc);
-  // Stable order: the generated SDK types are committed and compared.
-  const components = isObject(doc.components) ? doc.components : {};
-  if (isObject(components.schemas)) {
-    components.schemas = Object.fromEntries(
-      Object.entries(components.schemas).sort(([a], [b]) => a.localeCompare(b)),
-    );
-  }
-  return doc;
-};
+const finishDocument =
+  (webhooks: Json): SwaggerTransformObject =>
+  (input) => {
+    const doc = zodComponents(input) as Json;
+    doc.webhooks = webhooks;
+    addResponseHeaders(doc);
+    pruneSchemas(doc);
+    // Stable order: the generated SDK types are committed and compared.
+    const components = isObject(doc.components) ? doc.components : {};
+    if (isObject(components.schemas)) {
+      components.schemas = Object.fromEntries(
+        Object.entries(components.schemas).sort(([a], [b]) => a.localeCompare(b)),
+      );
+    }
+    return doc;
+  };
 
-/** Must be registered before the routes: it collects them as they are added. */
-export async function registerOpenApi(app: FastifyInstance): Promise<void> {
+/**
+ * Must be registered before the routes: it collects them as they are added. The `webhooks` section (the events
+ * we send) is handed in by the composition, so this plugin knows no domain.
+ */
+export async function registerOpenApi(
+  app: FastifyInstance,
+  webhooks: Record<string, unknown>,
+): Promise<void> {
   await app.register(swagger, {
     openapi: {
       openapi: '3.1.0',
@@ -199,6 +206,6 @@ export async function registerOpenApi(app: FastifyInstance): Promise<void> {
       },
     },
     transform: documentRoute,
-    transformObject: finishDocument,
+    transformObject: finishDocument(webhooks),
   });
 }

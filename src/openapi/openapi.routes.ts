@@ -1,9 +1,9 @@
 import type { FastifyInstance } from 'fastify';
 import { z } from 'zod';
-import { API_PREFIX } from '../http/guard.ts';
+import { API_PREFIX } from '../http/prefixes.ts';
+import { apiResponses } from '../http/responses.ts';
 import { OPENAPI_PATH } from './openapi.plugin.ts';
 import { REFERENCE_CSS, renderReference } from './reference-page.ts';
-import { apiResponses } from './responses.ts';
 
 export const DOCS_PATH = '/docs';
 

@@ -3,8 +3,8 @@ import { after, before, describe, it } from 'node:test';
 import { Agent, request } from 'undici';
 import { z } from 'zod';
 import { AppError } from '../errors/app-error.ts';
+import { apiResponses } from '../http/responses.ts';
 import { newCustomer, startTestApp, type TestApp, type TestCustomer } from '../testing/test-app.ts';
-import { apiResponses } from './responses.ts';
 
 const thing = z.object({ name: z.string(), size: z.number().int() });
 

@@ -1,8 +1,8 @@
 import { isDeepStrictEqual } from 'node:util';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { ZodType } from 'zod';
-import { API_PREFIX } from '../http/guard.ts';
-import { problemSchema } from './responses.ts';
+import { API_PREFIX } from '../http/prefixes.ts';
+import { problemSchema } from '../http/responses.ts';
 
 export type ResponseMismatch = {
   requestId: string;

@@ -5,6 +5,7 @@ import { newCustomer, startTestApp, type TestApp } from '../testing/test-app.ts'
 describe('health, readiness and metrics', () => {
   let t: TestApp;
   let redisUp = true;
+  let backlog: string | null = null;
   before(async () => {
     t = await startTestApp({
       readinessProbes: [
@@ -14,6 +15,7 @@ describe('health, readiness and metrics', () => {
             if (!redisUp) throw new Error('connection refused');
           },
         },
+        { name: 'worker', check: async () => {}, warning: () => backlog },
       ],
     });
   });
@@ -29,7 +31,7 @@ describe('health, readiness and metrics', () => {
     const ok = await t.request('GET', '/readyz');
     assert.deepEqual(
       [ok.status, ok.body],
-      [200, { status: 'ready', checks: { database: 'ok', redis: 'ok' } }],
+      [200, { status: 'ready', checks: { database: 'ok', redis: 'ok', worker: 'ok' } }],
     );
     redisUp = false;
     const down = await t.request('GET', '/readyz');
@@ -37,6 +39,15 @@ describe('health, readiness and metrics', () => {
     assert.equal(down.body.code, 'service.unavailable');
     assert.match(down.body.detail, /redis/);
     redisUp = true;
+  });
+
+  it('/readyz stays ready with a backlog warning while the webhook outbox is behind', async () => {
+    backlog = 'webhook outbox behind: 9 deliveries due, the oldest for 75 s (threshold 60 s)';
+    const behind = await t.request('GET', '/readyz');
+    assert.equal(behind.status, 200);
+    assert.deepEqual(behind.body.warnings, { worker: backlog });
+    backlog = null;
+    assert.equal((await t.request('GET', '/readyz')).body.warnings, undefined);
   });
 
   it('/metrics counts requests by route and status, rate-limit rejections and auth failures, without tenant labels', async () => {

@@ -5,7 +5,11 @@ import type { Database } from '../db/database.ts';
 import { AppError } from '../errors/app-error.ts';
 import type { Metrics } from './metrics.ts';
 
-export type ReadinessProbe = { name: string; check(): Promise<void> };
+/**
+ * A dependency `/readyz` checks; `check` throws when it is down. `warning` names a condition worth an operator's
+ * look that does not make the instance unready (a growing outbox: taking the instance out helps nobody).
+ */
+export type ReadinessProbe = { name: string; check(): Promise<void>; warning?(): string | null };
 
 export function databaseProbe(db: Database): ReadinessProbe {
   return { name: 'database', check: async () => void (await sql`select 1`.execute(db)) };
@@ -41,7 +45,15 @@ export function registerOpsRoutes(app: FastifyInstance, probes: ReadinessProbe[]
     if (failing.length > 0) {
       throw new AppError('service.unavailable', `Not ready: ${failing.join(', ')} unreachable.`);
     }
-    return reply.send({ status: 'ready', checks });
+    const warnings = probes.flatMap((p) => {
+      const warning = p.warning?.();
+      return warning ? [[p.name, warning] as const] : [];
+    });
+    return reply.send({
+      status: 'ready',
+      checks,
+      ...(warnings.length > 0 ? { warnings: Object.fromEntries(warnings) } : {}),
+    });
   });
 
   app.get('/metrics', async (_request, reply) => {

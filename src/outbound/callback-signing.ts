@@ -1,8 +1,8 @@
 import { timingSafeEqual } from 'node:crypto';
 import type { Clock } from '../clock.ts';
 import type { Database } from '../db/database.ts';
+import { signPayload } from '../delivery/signature.ts';
 import type { Signer } from '../signer.ts';
-import { signPayload } from '../webhooks/signature.ts';
 import * as repo from './callbacks.repository.ts';
 
 /** Same scheme as webhooks (spec 6.2): hex HMAC-SHA256 of `<unix seconds>.<raw body>`. */

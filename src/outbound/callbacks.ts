@@ -1,5 +1,5 @@
-import type { CallRow } from '../calls/calls.table.ts';
 import type { Database } from '../db/database.ts';
+import type { CallRow } from '../db/tables/calls.table.ts';
 import { newUuid } from '../ids.ts';
 import * as repo from './callbacks.repository.ts';
 

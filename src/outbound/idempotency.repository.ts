@@ -1,5 +1,5 @@
 import type { Database } from '../db/database.ts';
-import type { IdempotencyRow } from './outbound.table.ts';
+import type { IdempotencyRow } from '../db/tables/outbound.table.ts';
 
 type Keyed = { customerId: string; key: string };
 

@@ -1,10 +1,10 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { findCall } from '../lifecycle/lifecycle.repository.ts';
+import { ANSWERS, advance, BUSY, newCaller, placeCall } from '../testing/outbound.fixtures.ts';
 import { startTestApp, type TestApp } from '../testing/test-app.ts';
 import { signCallback, verifyCallback } from './callback-signing.ts';
 import { listCallbacks } from './callbacks.repository.ts';
-import { ANSWERS, advance, BUSY, newCaller, placeCall } from './outbound.fixtures.ts';
 import { findReservation } from './spend.repository.ts';
 
 const UUID_RE = /^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/;
@@ -49,7 +49,11 @@ describe('POST /outbound-calls', () => {
     assert.deepEqual(call?.metadata, fullBody.metadata);
     assert.equal(call?.callback_url, fullBody.callback_url);
     assert.deepEqual(await findReservation(t.db, res.body.id), { amount_usd: '0.9000', state: 'reserved' });
-    assert.equal(t.services.simulator.inspect(res.body.id)?.pendingSteps, 3, 'the provider has the call');
+    assert.equal(
+      (await t.services.simulator.inspect(res.body.id))?.pendingSteps,
+      3,
+      'the provider has the call',
+    );
   });
 
   it('accepts null for optional fields, as automation platforms send them', async () => {
@@ -171,7 +175,7 @@ describe('POST /outbound-calls', () => {
 
   it('answers 502 carrier.unavailable when the provider is down, and leaves nothing behind', async () => {
     const c = await newCaller(t);
-    const before = t.services.simulator.placementCount();
+    const before = await t.services.simulator.placementCount();
     t.services.simulator.configure({ fault: 'unavailable' });
     try {
       const res = await placeCall(t, c, fullBody);
@@ -181,7 +185,7 @@ describe('POST /outbound-calls', () => {
     } finally {
       t.services.simulator.configure({ fault: 'none' });
     }
-    assert.equal(t.services.simulator.placementCount(), before);
+    assert.equal(await t.services.simulator.placementCount(), before);
     const calls = await t.db
       .selectFrom('calls')
       .select('id')

@@ -1,8 +1,8 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
+import { ANSWERS, type Caller, newCaller, placeCall, providerGate } from '../testing/outbound.fixtures.ts';
 import { startTestApp, type TestApp } from '../testing/test-app.ts';
 import { IDEMPOTENCY_RETENTION_MS, IN_FLIGHT_STALE_MS, requestHash } from './idempotency.ts';
-import { ANSWERS, type Caller, newCaller, placeCall, providerGate } from './outbound.fixtures.ts';
 
 describe('POST /outbound-calls with Idempotency-Key', () => {
   let t: TestApp;
@@ -19,7 +19,7 @@ describe('POST /outbound-calls with Idempotency-Key', () => {
 
   it('replays the first response for a retry with the same key and body, and places one call', async () => {
     const c = await newCaller(t);
-    const placements = t.services.simulator.placementCount();
+    const placements = await t.services.simulator.placementCount();
     const first = await placeCall(t, c, body, { idempotencyKey: 'retry-me' });
     assert.equal(first.status, 201, first.text);
     assert.equal(first.headers['idempotent-replayed'], undefined);
@@ -35,7 +35,7 @@ describe('POST /outbound-calls with Idempotency-Key', () => {
     assert.equal(again.text, first.text, 'byte for byte the first response');
     assert.equal(again.headers.location, first.headers.location);
     assert.deepEqual(await callsOf(c), [first.body.id]);
-    assert.equal(t.services.simulator.placementCount(), placements + 1);
+    assert.equal(await t.services.simulator.placementCount(), placements + 1);
   });
 
   it('answers 409 resource.conflict for the same key with a different body', async () => {
@@ -66,7 +66,7 @@ describe('POST /outbound-calls with Idempotency-Key', () => {
 
   it('lets exactly one of two concurrent identical requests place the call', async () => {
     const c = await newCaller(t);
-    const placements = t.services.simulator.placementCount();
+    const placements = await t.services.simulator.placementCount();
     const [a, b] = await Promise.all([
       placeCall(t, c, body, { idempotencyKey: 'twin' }),
       placeCall(t, c, body, { idempotencyKey: 'twin' }),
@@ -79,19 +79,75 @@ describe('POST /outbound-calls with Idempotency-Key', () => {
       loser.status === 409 || (loser.status === 201 && loser.body.id === fresh[0]?.body.id),
       'the other is told it is in flight, or replayed',
     );
-    assert.equal(t.services.simulator.placementCount(), placements + 1);
+    assert.equal(await t.services.simulator.placementCount(), placements + 1);
     assert.equal((await callsOf(c)).length, 1);
   });
 
-  it('scopes keys to the customer: the same key from two customers places two calls', async () => {
+  it('scopes keys to the customer: two customers sending the same key and body each get, and replay, their own call', async () => {
     const one = await newCaller(t);
     const two = await newCaller(t);
-    const a = await placeCall(t, one, body, { idempotencyKey: 'shared-name' });
-    const b = await placeCall(t, two, body, { idempotencyKey: 'shared-name' });
-    assert.equal(a.status, 201);
-    assert.equal(b.status, 201);
-    assert.equal(b.headers['idempotent-replayed'], undefined);
-    assert.notEqual(a.body.id, b.body.id);
+    // The same body but for each customer's own assistant (an assistant belongs to one customer).
+    const firstOne = await placeCall(t, one, body, { idempotencyKey: 'shared-name' });
+    const firstTwo = await placeCall(t, two, body, { idempotencyKey: 'shared-name' });
+    for (const res of [firstOne, firstTwo]) {
+      assert.equal(res.status, 201, res.text);
+      assert.equal(res.headers['idempotent-replayed'], undefined);
+    }
+    assert.notEqual(firstOne.body.id, firstTwo.body.id);
+    assert.deepEqual(await callsOf(one), [firstOne.body.id]);
+    assert.deepEqual(await callsOf(two), [firstTwo.body.id]);
+    // Retries in both orders: a lookup that ignored the customer would hand one of them the other's record.
+    const againTwo = await placeCall(t, two, body, { idempotencyKey: 'shared-name' });
+    const againOne = await placeCall(t, one, body, { idempotencyKey: 'shared-name' });
+    for (const [again, first] of [
+      [againOne, firstOne],
+      [againTwo, firstTwo],
+    ] as const) {
+      assert.equal(again.status, 201, again.text);
+      assert.equal(again.headers['idempotent-replayed'], 'true');
+      assert.equal(again.text, first.text, 'its own first response, never the other customer’s');
+    }
+    assert.deepEqual(await callsOf(one), [firstOne.body.id]);
+    assert.deepEqual(await callsOf(two), [firstTwo.body.id]);
+  });
+
+  it('a failure or a resumed retry of one customer never touches another customer’s record under the same key', async () => {
+    const one = await newCaller(t);
+    const two = await newCaller(t);
+    const unavailable = async <T>(f: () => Promise<T>): Promise<T> => {
+      t.services.simulator.configure({ fault: 'unavailable' });
+      try {
+        return await f();
+      } finally {
+        t.services.simulator.configure({ fault: 'none' });
+      }
+    };
+    // Both fail at the same instant under the same key; one's resumption must leave two's record failed.
+    for (const c of [one, two]) {
+      assert.equal(
+        (await unavailable(() => placeCall(t, c, body, { idempotencyKey: 'both-failed' }))).status,
+        502,
+      );
+    }
+    const retryOne = await placeCall(t, one, body, { idempotencyKey: 'both-failed' });
+    const retryTwo = await placeCall(t, two, body, { idempotencyKey: 'both-failed' });
+    for (const [retry, c] of [
+      [retryOne, one],
+      [retryTwo, two],
+    ] as const) {
+      assert.equal(retry.status, 201, retry.text);
+      assert.deepEqual(await callsOf(c), [retry.body.id]);
+    }
+    // Two completed; one's failure under the same key must not mark two's record failed.
+    const done = await placeCall(t, two, body, { idempotencyKey: 'one-fails' });
+    assert.equal(done.status, 201);
+    assert.equal(
+      (await unavailable(() => placeCall(t, one, body, { idempotencyKey: 'one-fails' }))).status,
+      502,
+    );
+    const replay = await placeCall(t, two, body, { idempotencyKey: 'one-fails' });
+    assert.equal(replay.headers['idempotent-replayed'], 'true');
+    assert.equal(replay.text, done.text);
   });
 
   it('keeps keys 24 hours: a day later the same key places a new call', async () => {
@@ -135,7 +191,7 @@ describe('POST /outbound-calls with Idempotency-Key', () => {
   it('lets a retry take over a request abandoned in flight, without a second call upstream', async () => {
     const c = await newCaller(t);
     const withCallback = { ...body, callback_url: 'https://hooks.example.com/cb' };
-    const placements = t.services.simulator.placementCount();
+    const placements = await t.services.simulator.placementCount();
     const gate = providerGate(t);
     const first = placeCall(t, c, withCallback, { idempotencyKey: 'orphan' });
     await gate.held(1);
@@ -149,7 +205,7 @@ describe('POST /outbound-calls with Idempotency-Key', () => {
     const [a, b] = await Promise.all([first, retry]);
     assert.deepEqual([a.status, b.status], [201, 201]);
     assert.equal(b.body.id, a.body.id, 'the retry resumed the same call id');
-    assert.equal(t.services.simulator.placementCount(), placements + 1, 'the provider placed it once');
+    assert.equal(await t.services.simulator.placementCount(), placements + 1, 'the provider placed it once');
     assert.equal((await callsOf(c)).length, 1);
     const queued = await t.db
       .selectFrom('callback_notifications')

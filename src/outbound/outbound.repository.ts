@@ -1,5 +1,5 @@
-import type { NewCall } from '../calls/calls.table.ts';
 import type { Database } from '../db/database.ts';
+import type { NewCall } from '../db/tables/calls.table.ts';
 
 /** Inserts the queued call; a resumed placement finds its row already there and keeps it. */
 export async function insertOutboundCall(tx: Database, row: NewCall): Promise<void> {

@@ -1,7 +1,7 @@
 import type { FastifyInstance } from 'fastify';
 import { z } from 'zod';
-import { AppError } from '../errors/app-error.ts';
-import { apiResponses, POST_CODES } from '../openapi/responses.ts';
+import { apiResponses, POST_CODES } from '../http/responses.ts';
+import { requirePrincipal } from '../keys/request-principal.ts';
 import { parseIdempotencyKey } from './idempotency.ts';
 import {
   type OutboundCallBody,
@@ -71,14 +71,15 @@ export function registerCreateOutboundCall(app: FastifyInstance, outbound: Outbo
             'outbound.spend_cap_exceeded',
             'outbound.assistant_inactive',
             'outbound.assistant_no_phone_number',
+            'assistant.not_linked',
             'carrier.unavailable',
+            'carrier.busy',
           ],
         ),
       },
     },
     async (request, reply) => {
-      const principal = request.principal;
-      if (!principal) throw new AppError('internal.error', 'Route reached without a principal.');
+      const principal = requirePrincipal(request);
       const body = request.body as OutboundCallBody;
       if ((request.query as OutboundCallQuery).dry_run) return outbound.dryRun(principal, body);
       const key = parseIdempotencyKey(request.headers['idempotency-key']);

@@ -1,11 +1,14 @@
+import { findAgentLink } from '../assistants/agent-links.repository.ts';
+import { findAssistant } from '../assistants/assistants.repository.ts';
 import type { Clock } from '../clock.ts';
 import type { Database } from '../db/database.ts';
-import { AppError } from '../errors/app-error.ts';
+import { checkTargetUrl, type TargetPolicy } from '../delivery/target-url.ts';
+import { AppError, invalidInput } from '../errors/app-error.ts';
 import { newUuid } from '../ids.ts';
 import type { Principal } from '../keys/authenticate.ts';
 import { ESTIMATE_UNITS, formatUsd, MAX_CALL_SECONDS } from '../lifecycle/billing.ts';
-import * as lifecycleRepo from '../lifecycle/lifecycle.repository.ts';
-import type { VoiceProvider } from '../provider/interface.ts';
+import { lockPlacedCall, recordProviderCall, trackPlacedCall } from '../lifecycle/placement.ts';
+import type { AgentLink, VoiceProvider } from '../provider/interface.ts';
 import { recordCallback } from './callbacks.ts';
 import { assistantCheck, numberChecks, spendCheck, throwFirstFailure, utcDay } from './checks.ts';
 import { dryRun } from './dry-run.ts';
@@ -22,8 +25,40 @@ import {
 } from './outbound.views.ts';
 import * as spend from './spend.repository.ts';
 
-export function createOutboundService(deps: { db: Database; clock: Clock; provider: VoiceProvider }) {
+export function createOutboundService(deps: {
+  db: Database;
+  clock: Clock;
+  provider: VoiceProvider;
+  /** The operator's webhook target policy, which callback_url follows too. */
+  webhooks: TargetPolicy;
+  /** The provider places calls as an upstream agent (ElevenLabs): an assistant must be linked to one. */
+  requireAgentLink?: boolean;
+  /**
+   * A placement the provider did not confirm in time is kept, queued with no provider handle, instead of removed:
+   * the provider may have placed it, and reconciliation finds out (ElevenLabs: by our call id). Never re-placed.
+   */
+  keepUnconfirmed?: boolean;
+}) {
   const { db, clock, provider } = deps;
+
+  /** The same target check as webhook subscriptions, before anything is claimed or reserved. */
+  function checkCallbackUrl(body: OutboundCallBody): void {
+    if (body.callback_url === undefined) return;
+    const issues = checkTargetUrl(body.callback_url, deps.webhooks, ['body', 'callback_url']);
+    if (issues.length > 0) throw invalidInput(issues);
+  }
+
+  async function agentFor(tx: Database, assistantId: string, from: string): Promise<AgentLink> {
+    const link = await findAgentLink(tx, assistantId);
+    const number = link?.phone_numbers[from];
+    if (!link || !number) {
+      throw new AppError(
+        'assistant.not_linked',
+        `The assistant is not linked to an ElevenLabs agent for ${from}; link it: assistants link ${assistantId} --agent-id … --phone-number-id ${from}=phnum_….`,
+      );
+    }
+    return { agentId: link.agent_id, phoneNumberId: number.id, telephony: number.telephony };
+  }
 
   /** Claim the key, check everything, reserve the estimate and record the queued call: one transaction. */
   async function reserve(p: Principal, body: OutboundCallBody, idemKey: string | null) {
@@ -41,12 +76,14 @@ export function createOutboundService(deps: { db: Database; clock: Clock; provid
         if (claim.kind === 'replay') return claim;
         callId = claim.callId;
       }
-      const assistant = await lifecycleRepo.findAssistant(tx, body.assistant_id);
+      const assistant = await findAssistant(tx, body.assistant_id);
       throwFirstFailure([
         assistantCheck(assistant, p.customerId),
         ...numberChecks(body.to_number, p.allowedCountries).checks,
       ]);
       if (!assistant) throw new AppError('resource.not_found', 'Assistant not found.');
+      const from = assistant.phone_numbers[0] ?? '';
+      const agent = deps.requireAgentLink ? await agentFor(tx, assistant.id, from) : null;
       // The key's row lock makes concurrent placements on one key take their reservations in turn.
       const key = await spend.lockKey(tx, p.keyId);
       if (!key) throw new AppError('auth.revoked', 'The API key no longer exists.');
@@ -55,12 +92,7 @@ export function createOutboundService(deps: { db: Database; clock: Clock; provid
         throwFirstFailure([spendCheck(key.daily_spend_cap_usd, used, now).check]);
       }
       await repo.insertOutboundCall(tx, newCallRow(p, body, assistant, callId, now));
-      await lifecycleRepo.insertLifecycle(tx, {
-        call_id: callId,
-        customer_id: p.customerId,
-        provider_call_id: null,
-        now,
-      });
+      await trackPlacedCall(tx, callId, p.customerId, now);
       await spend.insertReservation(tx, {
         call_id: callId,
         api_key_id: p.keyId,
@@ -69,17 +101,20 @@ export function createOutboundService(deps: { db: Database; clock: Clock; provid
         amount_usd: formatUsd(ESTIMATE_UNITS),
         now,
       });
-      const from = assistant.phone_numbers[0] ?? '';
-      return { kind: 'placing' as const, callId, language: assistant.language, from };
+      return { kind: 'placing' as const, callId, language: assistant.language, from, agent };
     });
   }
 
   return {
     /** POST /outbound-calls?dry_run=true: every check, nothing reserved, nobody called. */
-    dryRun: (p: Principal, body: OutboundCallBody) => dryRun(deps, p, body),
+    async dryRun(p: Principal, body: OutboundCallBody) {
+      checkCallbackUrl(body);
+      return dryRun(deps, p, body);
+    },
 
     /** POST /outbound-calls: at most one call per Idempotency-Key, never past the key's checks. */
     async place(p: Principal, body: OutboundCallBody, idemKey: string | null): Promise<PlaceResult> {
+      checkCallbackUrl(body);
       const reserved = await reserve(p, body, idemKey);
       if (reserved.kind === 'replay') {
         return { status: reserved.status, body: reserved.body as OutboundCallView, replayed: true };
@@ -93,25 +128,24 @@ export function createOutboundService(deps: { db: Database; clock: Clock; provid
         to: body.to_number,
         variables: body.variables ?? {},
         maxDurationSeconds: MAX_CALL_SECONDS,
+        agent: reserved.agent,
       });
       const now = clock.now();
       const key = idemKey ? { customerId: p.customerId, key: idemKey } : null;
       const view = await db.transaction().execute(async (tx) => {
-        const call = await lifecycleRepo.lockCall(tx, callId);
-        const lifecycle = call ? await lifecycleRepo.lockLifecycle(tx, callId) : undefined;
+        const placedCall = await lockPlacedCall(tx, callId);
+        const call = placedCall?.call;
         // Confirmed means the provider has the call: it said so to us or to a concurrent retry,
         // or its events already moved the call on, whatever it answered this request.
-        const confirmed = !!call && (call.status !== 'queued' || !!lifecycle?.provider_call_id);
-        if (!call || (!placed.ok && !confirmed)) {
+        const confirmed = !!call && (call.status !== 'queued' || !!placedCall?.providerCallId);
+        const unconfirmed = !placed.ok && placed.error.code === 'timeout' && deps.keepUnconfirmed === true;
+        if (!call || (!placed.ok && !confirmed && !unconfirmed)) {
           if (call) await repo.deleteCall(tx, callId);
           if (key) await idem.markFailed(tx, key, now);
           return null;
         }
         if (placed.ok) {
-          await lifecycleRepo.updateLifecycle(tx, callId, {
-            provider_call_id: placed.value.providerCallId,
-            updated_at: now,
-          });
+          await recordProviderCall(tx, callId, placed.value, now);
         }
         if (!confirmed) await recordCallback(tx, call, 'call.queued', now);
         const body = rowToView(call);

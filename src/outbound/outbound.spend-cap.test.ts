@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
+import { ANSWERS, advance, BUSY, newCaller, placeCall, providerGate } from '../testing/outbound.fixtures.ts';
 import { startTestApp, type TestApp } from '../testing/test-app.ts';
-import { ANSWERS, advance, BUSY, newCaller, placeCall, providerGate } from './outbound.fixtures.ts';
 
 describe('daily spend cap and allowlist', () => {
   let t: TestApp;
@@ -24,7 +24,7 @@ describe('daily spend cap and allowlist', () => {
 
   it('never overshoots under concurrency: of six simultaneous requests on a 1.80 cap, exactly two are placed', async () => {
     const c = await newCaller(t, { cap: '1.80' });
-    const placements = t.services.simulator.placementCount();
+    const placements = await t.services.simulator.placementCount();
     const gate = providerGate(t);
     const requests = Array.from({ length: 6 }, (_, i) => placeCall(t, c, { external_id: `r${i}` }));
     // The two that reserved are held at the provider while the others are checked.
@@ -32,7 +32,7 @@ describe('daily spend cap and allowlist', () => {
     gate.open();
     const statuses = (await Promise.all(requests)).map((r) => r.status).sort();
     assert.deepEqual(statuses, [201, 201, 402, 402, 402, 402]);
-    assert.equal(t.services.simulator.placementCount(), placements + 2);
+    assert.equal(await t.services.simulator.placementCount(), placements + 2);
   });
 
   it('settles to the actual cost, which frees the rest of the estimate for more calls', async () => {
@@ -75,7 +75,7 @@ describe('daily spend cap and allowlist', () => {
   it('answers a dry run with every check, reserving nothing and calling nobody', async () => {
     const c = await newCaller(t, { cap: '2.00' });
     await placeCall(t, c);
-    const placements = t.services.simulator.placementCount();
+    const placements = await t.services.simulator.placementCount();
     const ok = await placeCall(t, c, {}, { query: '?dry_run=true' });
     assert.equal(ok.status, 200, ok.text);
     assert.deepEqual(ok.body, {
@@ -110,7 +110,7 @@ describe('daily spend cap and allowlist', () => {
     );
     assert.equal(no.body.country, 'GB');
     assert.equal(
-      t.services.simulator.placementCount(),
+      await t.services.simulator.placementCount(),
       placements + 1,
       'only the real placement reached the provider',
     );

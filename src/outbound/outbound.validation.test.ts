@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
+import { ANSWERS, type Caller, newAssistant, newCaller, placeCall } from '../testing/outbound.fixtures.ts';
 import { newCustomer, startTestApp, type TestApp, type TestResponse } from '../testing/test-app.ts';
-import { ANSWERS, type Caller, newAssistant, newCaller, placeCall } from './outbound.fixtures.ts';
 
 function assertProblem(res: TestResponse, status: number, code: string): void {
   assert.equal(res.status, status, res.text);
@@ -19,11 +19,11 @@ describe('POST /outbound-calls: every rejection happens before the provider', ()
   before(async () => {
     t = await startTestApp();
     c = await newCaller(t);
-    placementsBefore = t.services.simulator.placementCount();
+    placementsBefore = await t.services.simulator.placementCount();
   });
   after(async () => {
     assert.equal(
-      t.services.simulator.placementCount(),
+      await t.services.simulator.placementCount(),
       placementsBefore,
       'no rejected request reached the provider',
     );
@@ -137,7 +137,11 @@ describe('POST /outbound-calls: every rejection happens before the provider', ()
   });
 
   const badFields: [string, Record<string, unknown>, string][] = [
-    ['plain-http callback_url', { callback_url: 'http://hooks.example.com/x' }, 'body.callback_url'],
+    [
+      'a callback_url that is not http(s)',
+      { callback_url: 'ftp://hooks.example.com/x' },
+      'body.callback_url',
+    ],
     [
       'callback_url with credentials',
       { callback_url: 'https://user:pw@hooks.example.com/x' },

@@ -1,9 +1,9 @@
 import { z } from 'zod';
-import type { CallRow, NewCall } from '../calls/calls.table.ts';
+import type { CallRow, NewCall } from '../db/tables/calls.table.ts';
 import { AppError } from '../errors/app-error.ts';
 import { type ErrorCode, errorStatus } from '../errors/codes.ts';
+import { sameShape } from '../http/responses.ts';
 import type { Principal } from '../keys/authenticate.ts';
-import { sameShape } from '../openapi/responses.ts';
 import type { ProviderError } from '../provider/interface.ts';
 import type { AssistantInfo } from './checks.ts';
 import type { DryRunView } from './dry-run.ts';
@@ -121,6 +121,13 @@ export function providerFailure(error: ProviderError | null, keyed: boolean): Ap
   const retry = keyed
     ? 'Retry with the same Idempotency-Key: it can never place the call twice.'
     : 'Send an Idempotency-Key when you retry, so the call can never be placed twice.';
+  if (error?.code === 'busy') {
+    return new AppError(
+      'carrier.busy',
+      `The voice provider is at its concurrency limit; nothing was placed. ${retry}`,
+      { headers: { 'retry-after': String(error.retryAfterSeconds ?? 5) } },
+    );
+  }
   const what =
     error?.code === 'timeout'
       ? 'The voice provider did not confirm the call in time.'

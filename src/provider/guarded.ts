@@ -33,5 +33,6 @@ export function guardProvider(
   return {
     placeCall: (request) => guard('placeCall', () => inner.placeCall(request)),
     getConversation: (id) => guard('getConversation', () => inner.getConversation(id)),
+    callEvents: (id) => guard('callEvents', () => inner.callEvents(id)),
   };
 }

@@ -4,7 +4,7 @@
  * are values (ProviderResult), never exceptions.
  */
 
-/** Telephony statuses a provider reports; ours (lifecycle/status.ts) are the same names. */
+/** Telephony statuses a provider reports; ours (calls/call-status.ts) are the same names. */
 export type ProviderEndStatus = 'completed' | 'no_answer' | 'busy' | 'failed' | 'canceled';
 
 export type ProviderErrorCode =
@@ -13,9 +13,16 @@ export type ProviderErrorCode =
   /** No answer in time: the request may or may not have taken effect upstream. */
   | 'timeout'
   /** The provider does not know the thing asked for. */
-  | 'not_found';
+  | 'not_found'
+  /** The provider refused for now (its concurrency limit); nothing happened upstream; try after `retryAfterSeconds`. */
+  | 'busy';
 
-export type ProviderError = { code: ProviderErrorCode; retryable: boolean; detail: string };
+export type ProviderError = {
+  code: ProviderErrorCode;
+  retryable: boolean;
+  detail: string;
+  retryAfterSeconds?: number;
+};
 
 export type ProviderResult<T> = { ok: true; value: T } | { ok: false; error: ProviderError };
 
@@ -34,9 +41,17 @@ export type PlaceCallRequest = {
   variables: Record<string, string | number | boolean>;
   /** The provider hangs up at this length (`max_duration`); it bounds the cost of any call. */
   maxDurationSeconds: number;
+  /** The assistant's upstream agent and the `from` number's id there (ElevenLabs); null when not linked. */
+  agent?: AgentLink | null;
 };
 
-export type PlacedCall = { providerCallId: string };
+export type AgentLink = { agentId: string; phoneNumberId: string; telephony: 'twilio' | 'sip_trunk' };
+
+export type PlacedCall = {
+  providerCallId: string;
+  /** The telephony carrier's own id of the call (Twilio call SID, SIP call id), when the provider reports it. */
+  carrierCallId?: string | null;
+};
 
 /** One turn as the provider stores it: offsets from the start of the conversation. */
 export type ProviderTurn = { role: 'agent' | 'user'; message: string; offsetSeconds: number };
@@ -50,6 +65,8 @@ export type ConversationDetails = {
   insights: ProviderInsight[];
   hasTranscript: boolean;
   recordingAvailable: boolean;
+  /** What the provider charged, as a 4-place decimal in USD, when it reports it; else our rate applies. */
+  costUsd?: string | null;
 };
 
 export type Conversation = {
@@ -91,4 +108,10 @@ export interface VoiceProvider {
   placeCall(request: PlaceCallRequest): Promise<ProviderResult<PlacedCall>>;
   /** Details, transcript, or "still settling" for a conversation. */
   getConversation(conversationId: string): Promise<ProviderResult<Conversation>>;
+  /**
+   * Everything the provider knows of one call, as the events it would have sent, in order (duplicates and events
+   * already applied are harmless): how a restart, a lost webhook or a missed tick catches up. `not_found` when the
+   * provider has no such call.
+   */
+  callEvents(providerCallId: string): Promise<ProviderResult<ProviderEvent[]>>;
 }

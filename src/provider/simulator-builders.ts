@@ -1,9 +1,9 @@
 import { randomBytes } from 'node:crypto';
-import { rng } from '../demo/call-generator.ts';
 import type { PlaceCallRequest } from './interface.ts';
-import type { SimCall } from './simulator-calls.ts';
+import { rng } from './random.ts';
+import type { NewSimCall as StoredCall } from './simulator-calls.ts';
 import { type Outcome, outboundOutcome, planSteps, type Step } from './simulator-plan.ts';
-import { buildScript, conversationIdFor, seedOf } from './simulator-script.ts';
+import { buildScript, conversationIdFor, type ScriptInput, seedOf } from './simulator-script.ts';
 
 export type InboundCall = {
   assistantId: string;
@@ -15,7 +15,7 @@ export type InboundCall = {
   outcome?: 'completed' | 'canceled';
 };
 
-type NewSimCall = { call: Omit<SimCall, 'timeline' | 'answeredAt' | 'endedAt'>; steps: Step[] };
+type NewSimCall = { call: StoredCall; steps: Step[] };
 
 const INBOUND_MAX_SECONDS = 600;
 export const newProviderCallId = (): string => `sim_call_${randomBytes(12).toString('hex')}`;
@@ -44,18 +44,19 @@ export function outboundSimCall(request: PlaceCallRequest): NewSimCall {
   const random = rng(seedOf(request.callId));
   const outcome = outboundOutcome(request.to, random);
   const conversationId = conversationIdFor('outbound', request.language);
-  const script = buildScript(conversationId, {
+  const input: ScriptInput = {
     direction: 'outbound',
     language: request.language,
     variables: request.variables,
     maxDurationSeconds: request.maxDurationSeconds,
     long: outcome === 'long',
-  });
+  };
   const call = {
     providerCallId: newProviderCallId(),
     callId: request.callId,
     conversationId,
-    script,
+    input,
+    script: buildScript(conversationId, input),
     inbound: null,
   };
   return assemble(call, 'outbound', outcome, random);
@@ -66,17 +67,18 @@ export function inboundSimCall(input: InboundCall): NewSimCall {
   const providerCallId = newProviderCallId();
   const random = rng(seedOf(providerCallId));
   const conversationId = conversationIdFor('inbound', input.language);
-  const script = buildScript(conversationId, {
+  const scriptInput: ScriptInput = {
     direction: 'inbound',
     language: input.language,
     variables: {},
     maxDurationSeconds: INBOUND_MAX_SECONDS,
     long: false,
-  });
+  };
+  const script = buildScript(conversationId, scriptInput);
   const { language: _language, outcome: forced, ...inbound } = input;
   const outcome = forced ?? (random() < 0.05 ? 'canceled' : 'completed');
   return assemble(
-    { providerCallId, callId: null, conversationId, script, inbound },
+    { providerCallId, callId: null, conversationId, input: scriptInput, script, inbound },
     'inbound',
     outcome,
     random,

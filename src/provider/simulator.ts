@@ -1,8 +1,9 @@
 import type { Clock } from '../clock.ts';
-import { fail, ok, providerUnavailable } from './errors.ts';
+import type { Database } from '../db/database.ts';
+import { fail, ok, providerNotFound, providerUnavailable } from './errors.ts';
 import type { ProviderError, ProviderEvent, VoiceProvider } from './interface.ts';
 import { type InboundCall, inboundSimCall, outboundSimCall } from './simulator-builders.ts';
-import { createCallStore } from './simulator-calls.ts';
+import { createCallStore, happened, toEvent } from './simulator-calls.ts';
 import type { Script } from './simulator-script.ts';
 
 export type { InboundCall } from './simulator-builders.ts';
@@ -20,15 +21,22 @@ export type SimulatorSettings = {
 };
 
 const realSleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms).unref());
-const PLACEMENT_DEDUPE_MS = 48 * 3600_000;
+const CLAIM_BATCH = 100;
+/** A claimed call whose instance died is claimed again after this. */
+const LEASE_MS = 30_000;
+const PURGE_EVERY_MS = 60_000;
 
 /**
- * The built-in provider: upstream state in memory (it stands in for an external system), moved on
- * only by `runDue(now)`, so tests drive it with a ManualClock and the server with a 1-second tick.
- * API faults (`unavailable`, `slow`) apply to placeCall and getConversation, not to the event stream.
+ * The built-in provider. Its upstream state lives in the database (`simulator_calls`), as an external system's
+ * would outlive us: a call in flight at a restart goes on, its overdue steps delivered at once. It moves on only
+ * in `runDue(now)`, so tests drive it with a ManualClock and the server with a 1-second tick; instances of one
+ * deployment share the calls of one `account` and claim due ones side by side. API faults (`unavailable`,
+ * `slow`) apply to placeCall, getConversation and callEvents, not to the event stream.
  */
-export function createSimulator(options: { clock: Clock } & Partial<SimulatorSettings>) {
-  const { clock, ...overrides } = options;
+export function createSimulator(
+  options: { db: Database; clock: Clock; account?: string | undefined } & Partial<SimulatorSettings>,
+) {
+  const { db, clock, account = 'default', ...overrides } = options;
   const settings: SimulatorSettings = {
     fault: 'none',
     slowMs: 3000,
@@ -36,10 +44,9 @@ export function createSimulator(options: { clock: Clock } & Partial<SimulatorSet
     sleep: realSleep,
     ...overrides,
   };
-  const store = createCallStore(clock, () => settings.settleSeconds);
-  const placed = new Map<string, { providerCallId: string; at: number }>();
-  const outbox: ProviderEvent[] = [];
+  const store = createCallStore({ db, clock, account, settleSeconds: () => settings.settleSeconds });
   let chain: Promise<unknown> = Promise.resolve();
+  let purgedAt = Number.NEGATIVE_INFINITY;
 
   async function gate(): Promise<ProviderError | null> {
     if (settings.fault === 'unavailable') return providerUnavailable('Simulated outage (PROVIDER_FAULT).');
@@ -48,43 +55,63 @@ export function createSimulator(options: { clock: Clock } & Partial<SimulatorSet
   }
 
   async function drain(now: Date, deliver: (event: ProviderEvent) => Promise<unknown>): Promise<number> {
-    for (const [callId, p] of placed) if (p.at < now.getTime() - PLACEMENT_DEDUPE_MS) placed.delete(callId);
-    outbox.push(...store.takeDue(now));
-    let delivered = 0;
-    // At least once and in order: an event leaves the queue only once the receiver has taken it.
-    for (let event = outbox[0]; event; event = outbox[0]) {
-      await deliver(event);
-      outbox.shift();
-      delivered += 1;
+    if (now.getTime() - purgedAt >= PURGE_EVERY_MS) {
+      await store.purge(now);
+      purgedAt = now.getTime();
     }
-    return delivered;
+    let delivered = 0;
+    for (;;) {
+      const calls = await store.claimDue(now, CLAIM_BATCH, LEASE_MS);
+      for (const [index, call] of calls.entries()) {
+        let next = call.nextStep;
+        try {
+          // At least once and in order: a step counts as delivered only once the receiver has taken it.
+          for (let t = call.timeline[next]; t && t.at <= now; t = call.timeline[next]) {
+            await deliver(toEvent(call, t.step, t.at));
+            next += 1;
+            delivered += 1;
+          }
+        } catch (err) {
+          for (const rest of calls.slice(index))
+            await store.release(rest, rest === call ? next : rest.nextStep);
+          throw err;
+        }
+        await store.release(call, next);
+      }
+      if (calls.length < CLAIM_BATCH) return delivered;
+    }
   }
 
   const provider: VoiceProvider = {
     async placeCall(request) {
       const fault = await gate();
       if (fault) return fail(fault);
-      const existing = placed.get(request.callId);
-      if (existing) return ok({ providerCallId: existing.providerCallId });
+      // A call id placed before returns its first placement (the store's unique call_id).
       const { call, steps } = outboundSimCall(request);
-      const { providerCallId } = store.start(call, steps);
-      placed.set(request.callId, { providerCallId, at: clock.now().getTime() });
-      return ok({ providerCallId });
+      const placed = await store.start(call, steps);
+      return ok({ providerCallId: placed.providerCallId });
     },
     async getConversation(conversationId) {
       const fault = await gate();
       return fault ? fail(fault) : store.readConversation(conversationId);
+    },
+    async callEvents(providerCallId) {
+      const fault = await gate();
+      if (fault) return fail(fault);
+      const call = await store.get(providerCallId);
+      if (!call) return fail(providerNotFound(`call ${providerCallId}`));
+      return ok(happened(call, clock.now()).map((t) => toEvent(call, t.step, t.at)));
     },
   };
 
   return {
     ...provider,
     /** Someone calls one of an assistant's numbers (CLI and demo traffic). Returns the provider call id. */
-    simulateInbound(input: InboundCall): string {
+    async simulateInbound(input: InboundCall): Promise<string> {
       const { call, steps } = inboundSimCall(input);
-      return store.start(call, steps).providerCallId;
+      return (await store.start(call, steps)).providerCallId;
     },
-    /** Applies every transition due by `now` and hands the resulting events to `deliver`, in order. */
+    /** Delivers every step due by `now` to `deliver`, each call's in order. */
     runDue(now: Date, deliver: (event: ProviderEvent) => Promise<unknown>): Promise<number> {
       const run = chain.then(() => drain(now, deliver));
       chain = run.catch(() => {});
@@ -95,15 +122,20 @@ export function createSimulator(options: { clock: Clock } & Partial<SimulatorSet
     },
     settings: (): Readonly<SimulatorSettings> => ({ ...settings }),
     /** What the simulator made of one of our outbound calls (tests and diagnostics). */
-    inspect(callId: string): { providerCallId: string; script: Script; pendingSteps: number } | null {
-      const p = placed.get(callId);
-      const call = p ? store.get(p.providerCallId) : undefined;
+    async inspect(
+      callId: string,
+    ): Promise<{ providerCallId: string; script: Script; pendingSteps: number } | null> {
+      const call = await store.byCallId(callId);
       return call
-        ? { providerCallId: call.providerCallId, script: call.script, pendingSteps: call.timeline.length }
+        ? {
+            providerCallId: call.providerCallId,
+            script: call.script,
+            pendingSteps: call.timeline.length - call.nextStep,
+          }
         : null;
     },
-    /** How many distinct outbound calls were placed (a retried placement is not a new one). */
-    placementCount: (): number => placed.size,
+    /** How many distinct outbound calls this account placed (a retried placement is not a new one). */
+    placementCount: (): Promise<number> => store.countPlaced(),
   };
 }
 

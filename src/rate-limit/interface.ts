@@ -25,6 +25,11 @@ export interface RateLimiter {
    * at, not counted; their states come first in `states` (and `blockedIndex` counts them). One round trip.
    */
   hit(buckets: Bucket[], now: Date, requestId: string, gates?: Bucket[]): Promise<HitResult>;
+  /**
+   * Takes back a request that `hit` counted at `now` under `requestId`, as if it had never come: for
+   * limits that count only failures but must count every attempt before its outcome is known.
+   */
+  refund(buckets: Bucket[], now: Date, requestId: string): Promise<void>;
   peek(bucket: Bucket, now: Date): Promise<BucketState>;
   close(): Promise<void>;
 }

@@ -38,6 +38,15 @@ export function createMemoryLimiter(): RateLimiter {
       }
       return { allowed: true, states: all.map((b) => stateOf(b, nowMs)), blockedIndex: -1 };
     },
+    // Entries of the same millisecond are interchangeable in a count, so removing one at `now` is exact.
+    async refund(buckets, now) {
+      const nowMs = now.getTime();
+      for (const b of buckets) {
+        const times = windows.get(b.key);
+        const at = times?.lastIndexOf(nowMs) ?? -1;
+        if (at >= 0) times?.splice(at, 1);
+      }
+    },
     async peek(bucket, now) {
       return stateOf(bucket, now.getTime());
     },

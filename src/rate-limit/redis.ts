@@ -128,6 +128,15 @@ export function createRedisLimiter(
         return fallback.hit(buckets, now, requestId, gates);
       }
     },
+    async refund(buckets, now, requestId) {
+      if (!available()) return fallback.refund(buckets, now, requestId);
+      try {
+        await Promise.all(buckets.map((b) => client.zrem(keyPrefix + b.key, requestId)));
+      } catch (error) {
+        warn(error);
+        await fallback.refund(buckets, now, requestId);
+      }
+    },
     async peek(bucket, now) {
       if (!available()) return fallback.peek(bucket, now);
       try {

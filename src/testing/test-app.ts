@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import net from 'node:net';
 import { Writable } from 'node:stream';
 import { connect as tlsConnect } from 'node:tls';
@@ -8,6 +9,8 @@ import { type Clock, ManualClock } from '../clock.ts';
 import { createSecretBox } from '../crypto/secret-box.ts';
 import type { DashboardSettings } from '../dashboard/context.ts';
 import type { Database } from '../db/database.ts';
+import type { Notifications } from '../db/notifications.ts';
+import type { SenderNetwork } from '../delivery/http-sender.ts';
 import { makeSelfSignedCertificate } from '../http/tls.ts';
 import { createKeyHasher } from '../keys/key-hash.ts';
 import { GRANTABLE_SCOPES } from '../keys/scopes.ts';
@@ -17,7 +20,7 @@ import { createMetrics } from '../ops/metrics.ts';
 import { databaseProbe, type ReadinessProbe } from '../ops/ops.routes.ts';
 import type { RateLimiter } from '../rate-limit/interface.ts';
 import { createMemoryLimiter } from '../rate-limit/memory.ts';
-import { createServices, type Services } from '../services.ts';
+import { createServices, type ProviderChoice, type Services } from '../services.ts';
 import { createSigner } from '../signer.ts';
 import { testDatabase } from './test-database.ts';
 
@@ -60,6 +63,8 @@ export type TestApp = {
 };
 
 export type TestAppOptions = {
+  /** The upstream provider (PROVIDER); the simulator unless said. */
+  provider?: ProviderChoice;
   clock?: ManualClock;
   limiter?: RateLimiter;
   rotationGraceSeconds?: number;
@@ -67,10 +72,23 @@ export type TestAppOptions = {
   authFailuresPerMinutePerPrefix?: number;
   probesPerMinutePerIp?: number;
   /** Webhook target policy; tests deliver to loopback receivers, so both are allowed unless said. */
-  webhooks?: { maxPerCustomer?: number; allowHttpTargets?: boolean; allowPrivateTargets?: boolean };
+  webhooks?: {
+    maxPerCustomer?: number;
+    /** WEBHOOK_TIMEOUT_MS of the app's own sends (dashboard test events); 5 s unless said. */
+    timeoutMs?: number;
+    allowHttpTargets?: boolean;
+    allowPrivateTargets?: boolean;
+    /**
+     * How the app's own sends (dashboard test events) reach receivers: a resolver and a route from a
+     * checked public address to a loopback receiver let a test deliver under the production policy.
+     */
+    network?: SenderNetwork;
+  };
   trustedProxies?: string[];
   bodyLimitBytes?: number;
   serverSecret?: string;
+  /** The notifications the app's key cache listens to (default: the test database's own). */
+  notifications?: Notifications;
   /** Extra routes or hooks, registered before the app listens (e.g. a route that fails on purpose). */
   register?: (app: FastifyInstance) => void;
   readinessProbes?: ReadinessProbe[];
@@ -98,7 +116,8 @@ export function testCertificate(): Promise<{ key: string; cert: string }> {
 /** The real app over real HTTPS on an ephemeral loopback port, with an injected clock. */
 export async function startTestApp(options: TestAppOptions = {}): Promise<TestApp> {
   const tls = await testCertificate();
-  const { db } = await testDatabase();
+  const database = await testDatabase();
+  const { db } = database;
   const clock = options.clock ?? new ManualClock(new Date());
   const logs: string[] = [];
   const logger = createLogger(
@@ -113,6 +132,10 @@ export async function startTestApp(options: TestAppOptions = {}): Promise<TestAp
   const serverSecret = options.serverSecret ?? 'test-server-secret-0123456789abcdef';
   const services = createServices({
     db,
+    provider: options.provider,
+    // Each test app is its own provider account: its clock drives only its own simulated calls.
+    simulatorAccount: randomUUID(),
+    notifications: options.notifications ?? database.notifications,
     clock: clock as Clock,
     hasher: createKeyHasher(serverSecret),
     signer: createSigner(serverSecret),
@@ -122,6 +145,8 @@ export async function startTestApp(options: TestAppOptions = {}): Promise<TestAp
       allowHttpTargets: options.webhooks?.allowHttpTargets ?? true,
       allowPrivateTargets: options.webhooks?.allowPrivateTargets ?? true,
       secretRotationGraceSeconds: 3600,
+      timeoutMs: options.webhooks?.timeoutMs ?? 5_000,
+      network: options.webhooks?.network,
     },
     logger,
     rotationGraceSeconds: options.rotationGraceSeconds ?? 3600,

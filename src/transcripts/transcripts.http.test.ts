@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { findCall } from '../lifecycle/lifecycle.repository.ts';
-import { advance, BUSY, type Caller, newCaller, placeCall } from '../outbound/outbound.fixtures.ts';
+import { advance, BUSY, type Caller, newCaller, placeCall } from '../testing/outbound.fixtures.ts';
 import { newCustomer, startTestApp, type TestApp } from '../testing/test-app.ts';
 import { transcriptReadyData } from './transcripts.service.ts';
 
@@ -48,7 +48,7 @@ describe('GET /calls/{id}/transcript and GET /outbound-calls/{id}/transcript', (
     assert.deepEqual(Object.keys(ready.body).sort(), ['call_id', 'conversation_id', 'transcript']);
     assert.equal(ready.body.call_id, id);
     assert.equal(ready.body.conversation_id, call?.conversation_id);
-    const script = t.services.simulator.inspect(id)?.script;
+    const script = (await t.services.simulator.inspect(id))?.script;
     const segments = ready.body.transcript.segments as { speaker: string; text: string; timestamp: string }[];
     assert.deepEqual(
       segments.map((s) => s.text),
@@ -117,7 +117,7 @@ describe('GET /calls/{id}/transcript and GET /outbound-calls/{id}/transcript', (
     assert.equal(ok.status, 200, ok.text);
     assert.deepEqual(ok.body, (await get(id)).body, 'same shape as GET /calls/{id}/transcript');
 
-    t.services.simulator.simulateInbound({
+    await t.services.simulator.simulateInbound({
       assistantId: c.assistant.id,
       to: '+14155550102',
       from: '+12125550123',

@@ -1,8 +1,9 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { z } from 'zod';
 import { AppError } from '../errors/app-error.ts';
+import { apiResponses } from '../http/responses.ts';
 import { isUuid } from '../ids.ts';
-import { apiResponses } from '../openapi/responses.ts';
+import { requirePrincipal } from '../keys/request-principal.ts';
 import { transcriptPendingSchema, transcriptSchema } from './transcripts.schema.ts';
 import { type FetchResult, restView, type TranscriptsService } from './transcripts.service.ts';
 
@@ -70,9 +71,10 @@ function respond(result: FetchResult, what: string) {
 export function registerTranscriptRoutes(app: FastifyInstance, transcripts: TranscriptsService): void {
   const handler =
     (what: string, outboundOnly: boolean) => async (request: FastifyRequest, reply: FastifyReply) => {
-      if (!request.principal) throw new AppError('internal.error', 'Route reached without a principal.');
       const { id } = request.params as z.output<typeof params>;
-      const result = await transcripts.fetchAndStore(request.principal.customerId, id, { outboundOnly });
+      const result = await transcripts.fetchAndStore(requirePrincipal(request).customerId, id, {
+        outboundOnly,
+      });
       const { status, body } = respond(result, what);
       return reply.code(status).send(body);
     };

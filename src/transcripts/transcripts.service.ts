@@ -1,6 +1,6 @@
+import { isTerminal } from '../calls/call-status.ts';
 import type { Clock } from '../clock.ts';
 import type { Database } from '../db/database.ts';
-import { isTerminal } from '../lifecycle/status.ts';
 import type { VoiceProvider } from '../provider/interface.ts';
 import {
   boundedWebhookTranscript,

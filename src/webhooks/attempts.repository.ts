@@ -1,11 +1,13 @@
 import { sql } from 'kysely';
 import type { Database } from '../db/database.ts';
-import type { DeliveryStatus } from './webhooks.table.ts';
+import type { DeliveryStatus, SubscriptionRow } from '../db/tables/webhooks.table.ts';
 
 /** What one attempt came to: its log row, and the delivery's state after it. */
 export type AttemptOutcome = {
   deliveryId: string;
   subscriptionId: string;
+  startedAt: Date;
+  /** When the attempt ended. */
   at: Date;
   statusCode: number | null;
   latencyMs: number;
@@ -15,13 +17,22 @@ export type AttemptOutcome = {
   nextAttemptAt: Date;
 };
 
-/** A subscription's failure count after a batch, and when and why the batch disabled it (if it did). */
+/**
+ * A subscription's failure count after a batch, when its last counted failure ended, and when and why the batch
+ * disabled it (if it did).
+ */
 export type SubscriptionCount = {
   id: string;
   failures: number;
+  countedAt: Date | null;
   disabledAt: Date | null;
   disabledReason: string | null;
 };
+
+export type CountedSubscription = Pick<
+  SubscriptionRow,
+  'id' | 'consecutive_failures' | 'failure_counted_at' | 'is_active'
+>;
 
 /**
  * Locks, in id order (so concurrent batches cannot deadlock), the subscriptions whose failure count a batch
@@ -33,9 +44,9 @@ export async function lockCountedSubscriptions(
   tx: Database,
   subscriptionIds: string[],
   failing: string[],
-): Promise<{ id: string; consecutive_failures: number; is_active: boolean }[]> {
-  const { rows } = await sql<{ id: string; consecutive_failures: number; is_active: boolean }>`
-    select id, consecutive_failures, is_active
+): Promise<CountedSubscription[]> {
+  const { rows } = await sql<CountedSubscription>`
+    select id, consecutive_failures, failure_counted_at, is_active
     from webhook_subscriptions
     where id = any (${subscriptionIds}::text[])
       and (id = any (${failing}::text[]) or consecutive_failures > 0)
@@ -70,6 +81,7 @@ export async function writeOutcomes(
   const subscriptions = counts.map((c) => ({
     id: c.id,
     failures: c.failures,
+    counted_at: c.countedAt?.toISOString() ?? null,
     disabled_at: c.disabledAt?.toISOString() ?? null,
     disabled_reason: c.disabledReason,
   }));
@@ -95,16 +107,17 @@ export async function writeOutcomes(
     counted as (
       update webhook_subscriptions s
       set consecutive_failures = c.failures,
+          failure_counted_at = c.counted_at,
           is_active = s.is_active and c.disabled_at is null,
           disabled_at = coalesce(c.disabled_at, s.disabled_at),
           disabled_reason = coalesce(c.disabled_reason, s.disabled_reason)
       from jsonb_to_recordset(${JSON.stringify(subscriptions)}::jsonb)
-        as c(id text, failures int, disabled_at timestamptz, disabled_reason text)
+        as c(id text, failures int, counted_at timestamptz, disabled_at timestamptz, disabled_reason text)
       where s.id = c.id
     ),
     reset as (
       update webhook_subscriptions s
-      set consecutive_failures = 0
+      set consecutive_failures = 0, failure_counted_at = null
       from (
         select id from webhook_subscriptions
         where id = any (${reset}::text[]) and consecutive_failures > 0

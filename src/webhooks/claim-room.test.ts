@@ -36,4 +36,22 @@ describe('room for a claim while others wait for the database', () => {
     );
     assert.equal(second.others, 0, 'a subscription the first claim did not name may have been filled by it');
   });
+
+  it('a subscription held below the share by its timeouts gets only what it is held to', () => {
+    const held = new Map([
+      ['sub_a', 1],
+      ['sub_c', 2],
+    ]);
+    const room = roomForClaim({ slots: 20, perSubscription: 5, held, inFlight, claiming: [] });
+    assert.deepEqual(
+      [...room.rooms].sort(),
+      [
+        ['sub_a', -1],
+        ['sub_b', 0],
+        ['sub_c', 2],
+      ],
+      'sub_a has two in flight and is held to one; sub_c has none in flight',
+    );
+    assert.equal(room.others, 5);
+  });
 });

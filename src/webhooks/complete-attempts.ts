@@ -9,12 +9,16 @@ import { runStreak, type StreakStep } from './failure-streak.ts';
 
 export type Disabled = { subscriptionId: string; deliveryId: string; reason: string };
 
-const stepOf = (o: AttemptOutcome): StreakStep =>
-  o.status === 'delivered' ? 'delivered' : o.statusCode === 410 ? 'gone' : 'failed';
+const stepOf = (o: AttemptOutcome): StreakStep => ({
+  kind: o.status === 'delivered' ? 'delivered' : o.statusCode === 410 ? 'gone' : 'failed',
+  startedAt: o.startedAt,
+  endedAt: o.at,
+});
 
 /**
  * Records a batch of finished attempts (in the order they finished) at once: attempt rows, delivery states,
- * and each subscription's failure count as if the attempts had been recorded one by one.
+ * and each subscription's failure count (src/webhooks/failure-streak.ts) as if the attempts had been recorded one
+ * by one.
  * Returns the subscriptions the batch disabled, each with the attempt that did it.
  */
 export async function completeAttempts(db: Database, outcomes: AttemptOutcome[]): Promise<Disabled[]> {
@@ -35,13 +39,14 @@ export async function completeAttempts(db: Database, outcomes: AttemptOutcome[])
     for (const row of locked) {
       const mine = bySubscription.get(row.id) ?? [];
       const streak = runStreak(
-        { failures: row.consecutive_failures, active: row.is_active },
+        { failures: row.consecutive_failures, active: row.is_active, countedAt: row.failure_counted_at },
         mine.map(stepOf),
       );
       const by = streak.disabled ? mine[streak.disabled.step] : undefined;
       counts.push({
         id: row.id,
         failures: streak.failures,
+        countedAt: streak.countedAt,
         disabledAt: by?.at ?? null,
         disabledReason: streak.disabled?.reason ?? null,
       });

@@ -1,8 +1,9 @@
 import { sql } from 'kysely';
 import type { Database } from '../db/database.ts';
-import type { EventType } from '../events/events.table.ts';
+import { claimable, leaseRows } from '../db/lease-claim.ts';
+import type { EventType } from '../db/tables/events.table.ts';
+import type { DeliveryRow, SubscriptionRow } from '../db/tables/webhooks.table.ts';
 import type { ClaimRoom } from './claim-room.ts';
-import type { DeliveryRow, SubscriptionRow } from './webhooks.table.ts';
 
 export const AUTO_DISABLE_AFTER = 10;
 
@@ -48,22 +49,23 @@ export async function claimDue(
   const open = named.filter(([, n]) => n > 0).map(([id]) => id);
   return db.transaction().execute(async (tx) => {
     await sql`set local enable_bitmapscan = off`.execute(tx);
-    const { rows } = await sql<ClaimedDelivery>`
-      with head as (
-        select id, subscription_id, next_attempt_at
-        from webhook_deliveries
-        where status = 'pending'
-          and next_attempt_at <= ${now}
-          and (leased_until is null or leased_until <= ${now})
-          and subscription_id <> all (${full}::text[])
-          and (${room.others}::int > 0 or subscription_id = any (${open}::text[]))
-          and (select s.is_active and s.deleted_at is null
-               from webhook_subscriptions s where s.id = subscription_id)
-        order by next_attempt_at
-        limit ${room.limit * 4}
-        for update skip locked
-      ),
-      picked as (
+    const queue = { table: 'webhook_deliveries', key: 'id', state: 'status' } as const;
+    return leaseRows<ClaimedDelivery>(tx, queue, {
+      now,
+      leaseMs,
+      picked: sql`
+        with head as (
+          select id, subscription_id, next_attempt_at
+          from webhook_deliveries
+          where ${claimable(queue, now)}
+            and subscription_id <> all (${full}::text[])
+            and (${room.others}::int > 0 or subscription_id = any (${open}::text[]))
+            and (select s.is_active and s.deleted_at is null
+                 from webhook_subscriptions s where s.id = subscription_id)
+          order by next_attempt_at
+          limit ${room.limit * 4}
+          for update skip locked
+        )
         select id
         from (
           select id, next_attempt_at,
@@ -74,16 +76,15 @@ export async function claimDue(
         ) h
         where has_room
         order by next_attempt_at
-        limit ${room.limit}
-      )
-      update webhook_deliveries d
-      set leased_until = ${new Date(now.getTime() + leaseMs)}, attempts = d.attempts + 1
-      from picked, events e, webhook_subscriptions s
-      where d.id = picked.id and e.id = d.event_id and s.id = d.subscription_id
-      returning d.id, d.event_id, d.subscription_id, d.attempts, d.next_attempt_at,
+        limit ${room.limit}`,
+      join: {
+        from: sql`events e, webhook_subscriptions s`,
+        on: sql`e.id = q.event_id and s.id = q.subscription_id`,
+      },
+      returning: sql`q.id, q.event_id, q.subscription_id, q.attempts, q.next_attempt_at,
         e.type as event_type, e.occurred_at as event_occurred_at, e.sequence as event_sequence,
         e.data as event_data, s.url, s.secret_encrypted, s.previous_secret_encrypted,
-        s.previous_secret_expires_at`.execute(tx);
-    return rows;
+        s.previous_secret_expires_at`,
+    });
   });
 }

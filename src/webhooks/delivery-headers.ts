@@ -1,7 +1,7 @@
 import type { SecretBox } from '../crypto/secret-box.ts';
-import type { EventType } from '../events/events.table.ts';
-import { signPayload, unixSeconds } from './signature.ts';
-import type { SubscriptionRow } from './webhooks.table.ts';
+import type { EventType } from '../db/tables/events.table.ts';
+import type { SubscriptionRow } from '../db/tables/webhooks.table.ts';
+import { signPayload, unixSeconds } from '../delivery/signature.ts';
 
 type Signing = Pick<
   SubscriptionRow,

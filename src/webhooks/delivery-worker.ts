@@ -2,10 +2,12 @@ import type { Logger } from 'pino';
 import type { Clock } from '../clock.ts';
 import type { SecretBox } from '../crypto/secret-box.ts';
 import type { Database } from '../db/database.ts';
+import type { Notifications } from '../db/notifications.ts';
+import { TIMEOUT_ERROR, type WebhookSender } from '../delivery/http-sender.ts';
 import { type ClaimRoom, roomForClaim } from './claim-room.ts';
 import { createCompletionBuffer } from './completion-buffer.ts';
 import { type ClaimedDelivery, claimDue } from './deliveries.repository.ts';
-import type { WebhookSender } from './http-sender.ts';
+import { createEndpointLimits } from './endpoint-limits.ts';
 import { openingOnce, sendAttempt } from './send-attempt.ts';
 
 export type DeliveryWorkerOptions = {
@@ -16,11 +18,20 @@ export type DeliveryWorkerOptions = {
   logger: Logger;
   /** Deliveries in flight at once in this process. */
   concurrency: number;
-  /** In flight at once per subscription, so one slow receiver holds only a few slots. */
+  /**
+   * In flight at once per subscription, so one slow receiver holds only a few slots; halved after each round of
+   * timeouts and given back one per answer (src/webhooks/endpoint-limits.ts).
+   */
   perSubscription: number;
   /** How long a claim holds a delivery; longer than the send timeout. */
   leaseMs: number;
+  /** How long after a claim that found nothing the next one starts, when no notification comes first. */
   pollMs: number;
+  /**
+   * `webhook_deliveries_due` wakes the loop at once when an outbox commits (and after a possible gap in the
+   * notifications); polling stays the fallback.
+   */
+  notifications?: Notifications;
   /**
    * Finished attempts are recorded together, one transaction per batch, once `batchSize` are waiting
    * (default: concurrency) or `batchDelayMs` after the first (default 5 ms).
@@ -66,11 +77,15 @@ export function createDeliveryWorker(o: DeliveryWorkerOptions): DeliveryWorker {
     onSettled: () => pump(),
   });
   const inFlight = new Map<string, number>();
+  const limits = createEndpointLimits({ max: o.perSubscription, clock: o.clock });
   const running = new Set<Promise<void>>();
   /** Claims waiting for the database, with the room each may fill. */
   const claiming = new Map<Promise<number>, ClaimRoom>();
   let active = false;
   let poll: NodeJS.Timeout | null = null;
+  let unlisten: (() => void) | null = null;
+  // A notification that came while claims were out: those claims may have read the queue before its commit.
+  let woken = false;
   let lastLoopAt = 0;
   // Slots are refilled in batches, once a quarter is free, rather than with one claim per finished attempt;
   // a second claim may start while the first waits for the database, so slots do not wait for both.
@@ -81,6 +96,7 @@ export function createDeliveryWorker(o: DeliveryWorkerOptions): DeliveryWorker {
       // An outcome not yet written holds its slot, so a crash repeats at most `concurrency` sends.
       slots: o.concurrency - running.size - completions.unrecorded(),
       perSubscription: o.perSubscription,
+      held: limits.held(),
       inFlight,
       claiming: claiming.values(),
     });
@@ -90,7 +106,10 @@ export function createDeliveryWorker(o: DeliveryWorkerOptions): DeliveryWorker {
     const sub = delivery.subscription_id;
     inFlight.set(sub, (inFlight.get(sub) ?? 0) + 1);
     const p = sendAttempt(delivery, { sender: o.sender, clock: o.clock, random: o.random, secretBox })
-      .then((outcome) => completions.add(outcome))
+      .then((outcome) => {
+        limits.record(sub, { timedOut: outcome.error === TIMEOUT_ERROR, startedAt: outcome.startedAt });
+        completions.add(outcome);
+      })
       .catch((err: unknown) => o.logger.error({ err, delivery_id: delivery.id }, 'webhook attempt crashed'))
       .finally(() => {
         const left = (inFlight.get(sub) ?? 1) - 1;
@@ -125,13 +144,24 @@ export function createDeliveryWorker(o: DeliveryWorkerOptions): DeliveryWorker {
   function pump() {
     if (!active) return;
     lastLoopAt = Date.now();
-    for (let r = room(); claiming.size < overlappingClaims && r.limit >= refillAt; r = room())
+    for (let r = room(); claiming.size < overlappingClaims && r.limit >= refillAt; r = room()) {
+      woken = false;
       void claim(r).then(afterClaim);
+    }
   }
 
-  /** After a claim that found nothing, the next look is pollMs later (or when an attempt finishes). */
+  /** Something new is due: claim now, or as soon as a claim under way returns. Many wake-ups make one claim. */
+  function wake() {
+    woken = true;
+    pump();
+  }
+
+  /**
+   * After a claim that found nothing, the next look is pollMs later (or when an attempt finishes, or a
+   * notification comes).
+   */
   function afterClaim(launched: number) {
-    if (launched > 0) pump();
+    if (launched > 0 || woken) pump();
     else if (active)
       poll ??= setTimeout(() => {
         poll = null;
@@ -163,10 +193,13 @@ export function createDeliveryWorker(o: DeliveryWorkerOptions): DeliveryWorker {
     start() {
       if (active) return;
       active = true;
+      unlisten = o.notifications?.listen('webhook_deliveries_due', wake, wake) ?? null;
       pump();
     },
     async stop() {
       active = false;
+      unlisten?.();
+      unlisten = null;
       if (poll) clearTimeout(poll);
       poll = null;
       await settle();

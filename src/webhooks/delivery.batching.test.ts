@@ -3,11 +3,12 @@ import { after, before, describe, it } from 'node:test';
 import { type KyselyPlugin, sql } from 'kysely';
 import { createSecretBox } from '../crypto/secret-box.ts';
 import type { Database } from '../db/database.ts';
+import type { SendResult, WebhookSender } from '../delivery/http-sender.ts';
 import { createLogger } from '../logger.ts';
 import { newCustomer, startTestApp, type TestApp } from '../testing/test-app.ts';
+import { callFor, emitEvent, subscriptionRow } from '../testing/webhook.fixtures.ts';
 import { createDeliveryWorker, type DeliveryWorkerOptions } from './delivery-worker.ts';
-import type { SendResult, WebhookSender } from './http-sender.ts';
-import { callFor, emitEvent, subscriptionRow } from './webhook-fixtures.ts';
+import { FAILURE_FOLD_MS } from './failure-streak.ts';
 
 const SERVER_SECRET = 'batching-test-secret-0123456789abcdef';
 const LEASE_MS = 5_000;
@@ -111,25 +112,41 @@ describe('finished attempts are recorded in batches', () => {
       assert.equal(d.next_attempt_at.getTime(), now + 10_000);
     }
     const row = await subscriptionRow(t, failing);
-    assert.deepEqual([row.consecutive_failures, row.is_active], [3, true]);
+    assert.deepEqual([row.consecutive_failures, row.is_active], [1, true], 'three at once count as one');
+    assert.equal(row.failure_counted_at?.getTime(), now);
   });
 
-  it('failures in one batch disable at exactly the tenth, and the ones after it still count', async () => {
+  it('failures in one batch fold into one counted failure, which disables at exactly the tenth', async () => {
     const id = await withDeliveries(503, 5);
+    const lastCounted = new Date(t.clock.now().getTime() - FAILURE_FOLD_MS);
     await t.db
       .updateTable('webhook_subscriptions')
-      .set({ consecutive_failures: 7 })
+      .set({ consecutive_failures: 9, failure_counted_at: lastCounted })
       .where('id', '=', id)
       .execute();
     const outcomes: { ok: boolean; disabled: boolean }[] = [];
     await worker({ onAttempt: (a) => outcomes.push(a) }).runOnce();
 
     const row = await subscriptionRow(t, id);
-    assert.deepEqual([row.consecutive_failures, row.is_active], [12, false]);
+    assert.deepEqual([row.consecutive_failures, row.is_active], [10, false]);
     assert.equal(row.disabled_reason, '10 consecutive delivery failures');
     assert.equal(row.disabled_at?.getTime(), t.clock.now().getTime());
     assert.equal(outcomes.length, 5);
     assert.equal(outcomes.filter((o) => o.disabled).length, 1, 'one attempt disabled it');
+  });
+
+  it('a failure inside the fold window of the last counted one, in an earlier batch, is folded', async () => {
+    const id = await withDeliveries(503, 1);
+    const lastCounted = new Date(t.clock.now().getTime() - FAILURE_FOLD_MS + 1);
+    await t.db
+      .updateTable('webhook_subscriptions')
+      .set({ consecutive_failures: 9, failure_counted_at: lastCounted })
+      .where('id', '=', id)
+      .execute();
+    await worker().runOnce();
+    const row = await subscriptionRow(t, id);
+    assert.deepEqual([row.consecutive_failures, row.is_active], [9, true]);
+    assert.equal(row.failure_counted_at?.getTime(), lastCounted.getTime());
   });
 
   it('a batch that cannot be written leaves its deliveries leased, to be sent again when the lease ends', async () => {

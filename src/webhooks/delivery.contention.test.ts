@@ -3,7 +3,7 @@ import { after, before, describe, it } from 'node:test';
 import { sql } from 'kysely';
 import { type Receiver, startReceiver } from '../testing/receiver.ts';
 import { newCustomer, startTestApp, type TestApp } from '../testing/test-app.ts';
-import { callFor, emitEvent, testWorker } from './webhook-fixtures.ts';
+import { callFor, emitEvent, testWorker } from '../testing/webhook.fixtures.ts';
 
 const SERVER_SECRET = 'contention-test-secret-0123456789abcdef';
 

@@ -1,12 +1,14 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { createSecretBox } from '../crypto/secret-box.ts';
-import { createLogger } from '../logger.ts';
+import {
+  createWebhookSender,
+  type SendResult,
+  TIMEOUT_ERROR,
+  type WebhookSender,
+} from '../delivery/http-sender.ts';
 import { type Receiver, startReceiver } from '../testing/receiver.ts';
 import { newCustomer, startTestApp, type TestApp } from '../testing/test-app.ts';
-import { createDeliveryWorker } from './delivery-worker.ts';
-import { createWebhookSender } from './http-sender.ts';
-import { callFor, emitEvent } from './webhook-fixtures.ts';
+import { callFor, emitEvent, workerOver } from '../testing/webhook.fixtures.ts';
 
 const SERVER_SECRET = 'per-subscription-secret-0123456789abcdef';
 
@@ -47,12 +49,7 @@ describe('one slow receiver holds only its share of a worker', () => {
     for (let i = 0; i < 5; i++) await emitEvent(t, b.customerId, fastCall.callId);
 
     const sender = createWebhookSender({ timeoutMs: 600_000, allowHttp: true, allowPrivateTargets: true });
-    const worker = createDeliveryWorker({
-      db: t.db,
-      clock: t.clock,
-      sender,
-      secretBox: createSecretBox(SERVER_SECRET),
-      logger: createLogger('silent'),
+    const worker = workerOver(t, SERVER_SECRET, sender, {
       concurrency: 10,
       perSubscription: 2,
       leaseMs: 600_000,
@@ -76,5 +73,37 @@ describe('one slow receiver holds only its share of a worker', () => {
       await worker.stop();
       await sender.close();
     }
+  });
+
+  it('a receiver that keeps timing out gets half its share after each round of timeouts, then one slot', async () => {
+    const a = await newCustomer(t);
+    await subscribe(a.key, 'http://127.0.0.1:9/timing-out');
+    const { callId } = await callFor(t, a.customerId);
+    const perRound: number[] = [];
+    let sent = 0;
+    const sender: WebhookSender = {
+      async send(url): Promise<SendResult> {
+        if (!url.endsWith('/timing-out')) return { ok: true, statusCode: 200, error: null, latencyMs: 1 };
+        sent += 1;
+        // The whole timeout passes while the attempts wait.
+        return { ok: false, statusCode: null, error: TIMEOUT_ERROR, latencyMs: 10_000 };
+      },
+      async close() {},
+    };
+    const worker = workerOver(t, SERVER_SECRET, sender, {
+      concurrency: 20,
+      perSubscription: 4,
+      leaseMs: 60_000,
+      pollMs: 20,
+    });
+    for (let i = 0; i < 20; i++) await emitEvent(t, a.customerId, callId);
+    for (let round = 0; round < 4; round++) {
+      sent = 0;
+      await worker.runOnce();
+      perRound.push(sent);
+      t.clock.advance(10_000);
+    }
+    await worker.stop();
+    assert.deepEqual(perRound, [4, 2, 1, 1]);
   });
 });

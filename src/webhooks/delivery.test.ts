@@ -1,12 +1,13 @@
 import assert from 'node:assert/strict';
 import { createHmac } from 'node:crypto';
 import { after, before, describe, it } from 'node:test';
+import { createWebhookSender } from '../delivery/http-sender.ts';
+import { RETRY_DELAYS_SECONDS } from '../delivery/retry-schedule.ts';
 import { type Receiver, startReceiver } from '../testing/receiver.ts';
 import { newCustomer, startTestApp, type TestApp, testCertificate } from '../testing/test-app.ts';
+import { callFor, emitEvent, subscriptionRow, testWorker } from '../testing/webhook.fixtures.ts';
 import type { DeliveryWorker } from './delivery-worker.ts';
-import { createWebhookSender } from './http-sender.ts';
-import { RETRY_DELAYS_SECONDS } from './retry-schedule.ts';
-import { callFor, emitEvent, subscriptionRow, testWorker } from './webhook-fixtures.ts';
+import { FAILURE_FOLD_MS } from './failure-streak.ts';
 
 const SERVER_SECRET = 'delivery-test-secret-0123456789abcdef';
 
@@ -181,8 +182,12 @@ describe('webhook delivery', () => {
     failing.reply = () => ({ status: 503 });
     const sub = await subscribe(c.key, `${failing.url}/down`, ['call.completed']);
     const { callId } = await callFor(t, c.customerId);
-    for (let i = 0; i < 9; i++) await emitEvent(t, c.customerId, callId);
-    await worker.drain();
+    // Failures closer together than the fold window would count as one.
+    for (let i = 0; i < 9; i++) {
+      await emitEvent(t, c.customerId, callId);
+      await worker.drain();
+      t.clock.advance(FAILURE_FOLD_MS);
+    }
     let row = await subscriptionRow(t, sub.id);
     assert.deepEqual([row.consecutive_failures, row.is_active], [9, true], 'still active after 9');
     await emitEvent(t, c.customerId, callId);
@@ -192,6 +197,7 @@ describe('webhook delivery', () => {
     assert.match(row.disabled_reason ?? '', /10 consecutive/);
     const listed = await t.request('GET', '/api/v1/webhook-subscriptions', { key: c.key });
     assert.equal(listed.body.data[0].is_active, false, 'not deleted: listed as inactive');
+    assert.equal(listed.body.data[0].consecutive_failures, 10, 'the streak is listed');
 
     failing.reply = () => ({ status: 200 });
     await emitEvent(t, c.customerId, callId);

@@ -4,7 +4,7 @@ import { after, before, describe, it } from 'node:test';
 import { type Receiver, startReceiver } from '../testing/receiver.ts';
 import { newCustomer, startTestApp, type TestApp } from '../testing/test-app.ts';
 import { testDatabaseUrlForChild } from '../testing/test-database.ts';
-import { callFor, emitEvent, testWorker } from './webhook-fixtures.ts';
+import { callFor, emitEvent, testWorker } from '../testing/webhook.fixtures.ts';
 
 const SECRET = 'workers-test-secret-0123456789abcdef';
 

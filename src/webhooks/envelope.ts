@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import type { EventRow, EventType } from '../events/events.table.ts';
+import type { EventRow, EventType } from '../db/tables/events.table.ts';
 import { webhookTranscriptSchema } from '../transcripts/transcripts.schema.ts';
 
 /**

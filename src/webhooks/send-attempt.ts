@@ -1,11 +1,11 @@
 import type { Clock } from '../clock.ts';
 import type { SecretBox } from '../crypto/secret-box.ts';
+import type { SendResult, WebhookSender } from '../delivery/http-sender.ts';
+import { nextAttemptDelayMs } from '../delivery/retry-schedule.ts';
 import type { AttemptOutcome } from './attempts.repository.ts';
 import type { ClaimedDelivery } from './deliveries.repository.ts';
 import { deliveryHeaders } from './delivery-headers.ts';
 import { envelopeOf } from './envelope.ts';
-import type { SendResult, WebhookSender } from './http-sender.ts';
-import { nextAttemptDelayMs } from './retry-schedule.ts';
 
 /** Opens each sealed secret once: a claimed batch holds many deliveries to the same few subscriptions. */
 export function openingOnce(box: SecretBox): SecretBox {
@@ -37,6 +37,7 @@ export async function sendAttempt(
       data: d.event_data,
     }),
   );
+  const startedAt = deps.clock.now();
   const headers = signedHeaders(d, deps, body);
   // A secret that no longer decrypts (the server secret changed) is a failed attempt like any other:
   // it is retried, counted, and disables the subscription at the limit instead of looping forever.
@@ -49,6 +50,7 @@ export async function sendAttempt(
   return {
     deliveryId: d.id,
     subscriptionId: d.subscription_id,
+    startedAt,
     at,
     statusCode: result.statusCode,
     latencyMs: result.latencyMs,

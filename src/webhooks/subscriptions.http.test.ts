@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { newCustomer, startTestApp, type TestApp } from '../testing/test-app.ts';
-import { subscriptionRow } from './webhook-fixtures.ts';
+import { subscriptionRow } from '../testing/webhook.fixtures.ts';
 
 const PATH = '/api/v1/webhook-subscriptions';
 const URL_A = 'https://hooks.example.com/a';

@@ -1,5 +1,5 @@
 import type { Database } from '../db/database.ts';
-import type { SubscriptionRow, WebhookSubscriptionsTable } from './webhooks.table.ts';
+import type { SubscriptionRow, WebhookSubscriptionsTable } from '../db/tables/webhooks.table.ts';
 
 const live = (db: Database, customerId: string) =>
   db
@@ -14,7 +14,8 @@ export const findLive = (
   id: string,
 ): Promise<SubscriptionRow | undefined> => live(db, customerId).where('id', '=', id).executeTakeFirst();
 
-export const findAny = (db: Database, id: string): Promise<SubscriptionRow | undefined> =>
+/** For the operator's tools only (the CLI): a live subscription whichever customer owns it. */
+export const findAnyAsOperator = (db: Database, id: string): Promise<SubscriptionRow | undefined> =>
   db
     .selectFrom('webhook_subscriptions')
     .selectAll()
@@ -64,19 +65,26 @@ export async function listLive(
     .execute();
 }
 
+const updateLive = (db: Database, id: string, changes: Partial<WebhookSubscriptionsTable>) =>
+  db.updateTable('webhook_subscriptions').set(changes).where('id', '=', id).where('deleted_at', 'is', null);
+
+/** Changes one of the customer's live subscriptions; another customer's subscription is not found. */
 export async function update(
   db: Database,
-  customerId: string | null,
+  customerId: string,
   id: string,
   changes: Partial<WebhookSubscriptionsTable>,
 ): Promise<SubscriptionRow | undefined> {
-  let q = db
-    .updateTable('webhook_subscriptions')
-    .set(changes)
-    .where('id', '=', id)
-    .where('deleted_at', 'is', null);
-  if (customerId) q = q.where('customer_id', '=', customerId);
-  return q.returningAll().executeTakeFirst();
+  return updateLive(db, id, changes).where('customer_id', '=', customerId).returningAll().executeTakeFirst();
+}
+
+/** For the operator's tools only (the CLI): changes a live subscription whichever customer owns it. */
+export async function updateAsOperator(
+  db: Database,
+  id: string,
+  changes: Partial<WebhookSubscriptionsTable>,
+): Promise<SubscriptionRow | undefined> {
+  return updateLive(db, id, changes).returningAll().executeTakeFirst();
 }
 
 /** The delivery log of one subscription, newest attempt first. */

@@ -1,9 +1,9 @@
-import type { FastifyInstance } from 'fastify';
+import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { z } from 'zod';
-import { AppError, invalidInput } from '../errors/app-error.ts';
-import { EVENT_TYPES } from '../events/events.table.ts';
-import type { Principal } from '../keys/authenticate.ts';
-import { apiResponses, POST_CODES } from '../openapi/responses.ts';
+import { EVENT_TYPES } from '../db/tables/events.table.ts';
+import { invalidInput } from '../errors/app-error.ts';
+import { apiResponses, POST_CODES } from '../http/responses.ts';
+import { requirePrincipal } from '../keys/request-principal.ts';
 import {
   challengeSchema,
   deletedSchema,
@@ -42,11 +42,6 @@ const createBody = z.strictObject({
 const tags = ['Webhook subscriptions'];
 const manage = ['perm.denied', 'input.invalid'] as const;
 const idPath = z.strictObject({ id: subscriptionId });
-
-const principal = (p: Principal | null): Principal => {
-  if (!p) throw new AppError('internal.error', 'Route reached without a principal.');
-  return p;
-};
 
 /** Spec 4.8-4.10: subscribe (idempotent), the verification probe, list, unsubscribe, and secret rotation. */
 export function registerSubscriptionRoutes(app: FastifyInstance, service: SubscriptionsService): void {
@@ -107,10 +102,7 @@ export function registerSubscriptionRoutes(app: FastifyInstance, service: Subscr
     },
     async (request, reply) => {
       const body = request.body as z.infer<typeof createBody>;
-      const { created, subscription } = await service.subscribe(
-        principal(request.principal).customerId,
-        body,
-      );
+      const { created, subscription } = await service.subscribe(requirePrincipal(request).customerId, body);
       return reply.code(created ? 201 : 200).send(subscription);
     },
   );
@@ -138,7 +130,7 @@ export function registerSubscriptionRoutes(app: FastifyInstance, service: Subscr
     },
     async (request) => {
       const { limit = 25, page = 0 } = request.query as { limit?: number; page?: number };
-      const rows = await service.list(principal(request.principal).customerId, limit + 1, page * limit);
+      const rows = await service.list(requirePrincipal(request).customerId, limit + 1, page * limit);
       return { data: rows.slice(0, limit), has_more: rows.length > limit };
     },
   );
@@ -159,51 +151,47 @@ export function registerSubscriptionRoutes(app: FastifyInstance, service: Subscr
       },
     },
     async (request) =>
-      service.get(principal(request.principal).customerId, (request.params as { id: string }).id),
+      service.get(requirePrincipal(request).customerId, (request.params as { id: string }).id),
   );
 
-  const unsubscribe = async (customerId: string, id: string) => {
-    await service.unsubscribe(customerId, id);
-    return { id, deleted: true };
-  };
   const deleted = apiResponses({ 200: { description: 'Unsubscribed.', schema: deletedSchema } }, [
     ...manage,
     'resource.not_found',
   ]);
-  app.delete(
-    '/webhook-subscriptions/:id',
+  // The path form, and the legacy form with the id in the query, kept for v1 compatibility (spec 9.6).
+  for (const form of [
     {
-      config: { scope: 'manage_webhooks' },
+      url: '/webhook-subscriptions/:id',
       schema: {
         operationId: 'deleteWebhookSubscription',
         summary: 'Unsubscribe',
         description: "Deleting again, or another customer's id, is 404.",
-        tags,
         params: idPath,
-        response: deleted,
       },
+      idOf: (request: FastifyRequest) => (request.params as { id: string }).id,
     },
-    async (request) =>
-      unsubscribe(principal(request.principal).customerId, (request.params as { id: string }).id),
-  );
-  // Legacy form kept for v1 compatibility (spec 9.6).
-  app.delete(
-    '/webhook-subscriptions',
     {
-      config: { scope: 'manage_webhooks' },
+      url: '/webhook-subscriptions',
       schema: {
         operationId: 'deleteWebhookSubscriptionLegacy',
         summary: 'Unsubscribe (legacy form)',
         description: 'Same as DELETE /webhook-subscriptions/{id}, with the id as a query parameter.',
-        tags,
         deprecated: true,
         querystring: z.strictObject({ id: subscriptionId }),
-        response: deleted,
       },
+      idOf: (request: FastifyRequest) => (request.query as { id: string }).id,
     },
-    async (request) =>
-      unsubscribe(principal(request.principal).customerId, (request.query as { id: string }).id),
-  );
+  ]) {
+    app.delete(
+      form.url,
+      { config: { scope: 'manage_webhooks' }, schema: { ...form.schema, tags, response: deleted } },
+      async (request) => {
+        const id = form.idOf(request);
+        await service.unsubscribe(requirePrincipal(request).customerId, id);
+        return { id, deleted: true };
+      },
+    );
+  }
 
   app.post(
     '/webhook-subscriptions/:id/rotate-secret',
@@ -225,6 +213,6 @@ export function registerSubscriptionRoutes(app: FastifyInstance, service: Subscr
       },
     },
     async (request) =>
-      service.rotateSecret(principal(request.principal).customerId, (request.params as { id: string }).id),
+      service.rotateSecret(requirePrincipal(request).customerId, (request.params as { id: string }).id),
   );
 }

@@ -1,6 +1,6 @@
 import { z } from 'zod';
-import { EVENT_TYPES } from '../events/events.table.ts';
-import { sameShape } from '../openapi/responses.ts';
+import { EVENT_TYPES } from '../db/tables/events.table.ts';
+import { sameShape } from '../http/responses.ts';
 import type { SubscriptionView } from './subscriptions.service.ts';
 import type { WebhookEventsService } from './webhook-events.service.ts';
 
@@ -19,7 +19,14 @@ const subscriptionFields = {
     .boolean()
     .meta({ description: 'False once auto-disabled (10 consecutive failures or 410 Gone).' }),
   created_at: instant,
-  consecutive_failures: z.number().int(),
+  consecutive_failures: z
+    .number()
+    .int()
+    .meta({
+      description:
+        'The current failure streak: failed deliveries since the last success, a failure starting within 5 s of ' +
+        'the last counted one folded into it (one outage counts once). 10 disables the subscription.',
+    }),
   disabled_reason: z.string().nullable(),
 };
 

@@ -1,13 +1,13 @@
 import type { Clock } from '../clock.ts';
 import type { SecretBox } from '../crypto/secret-box.ts';
 import type { Database } from '../db/database.ts';
+import { EVENT_TYPES } from '../db/tables/events.table.ts';
+import type { SubscriptionRow } from '../db/tables/webhooks.table.ts';
+import { newWebhookSecret } from '../delivery/signature.ts';
+import { checkTargetUrl } from '../delivery/target-url.ts';
 import { AppError, type Issue, invalidInput, notFound } from '../errors/app-error.ts';
-import { EVENT_TYPES } from '../events/events.table.ts';
 import { newSubscriptionId } from '../ids.ts';
-import { newWebhookSecret } from './signature.ts';
 import * as repo from './subscriptions.repository.ts';
-import { checkTargetUrl } from './target-url.ts';
-import type { SubscriptionRow } from './webhooks.table.ts';
 
 export const ANNOUNCED_EVENTS = ['sms.received', 'sms.sent'];
 
@@ -65,13 +65,42 @@ export function createSubscriptionsService(deps: SubscriptionsDeps) {
     return row;
   }
 
+  async function attemptLogOf(row: SubscriptionRow | undefined, limit: number) {
+    if (!row) throw notFound('Webhook subscription');
+    return (await repo.attemptLog(db, row.id, limit)).map((a) => ({
+      at: a.attempted_at.toISOString(),
+      status_code: a.status_code,
+      latency_ms: a.latency_ms,
+      error: a.error,
+      delivery_id: a.delivery_id,
+      delivery_status: a.delivery_status,
+      event_id: a.event_id,
+      event: a.event_type,
+    }));
+  }
+
+  function activeChanges(active: boolean) {
+    return {
+      is_active: active,
+      consecutive_failures: 0,
+      failure_counted_at: null,
+      disabled_at: active ? null : clock.now(),
+      disabled_reason: active ? null : 'disabled by the customer',
+    };
+  }
+
+  function activated(row: SubscriptionRow | undefined): SubscriptionView {
+    if (!row) throw notFound('Webhook subscription');
+    return rowToSubscription(row);
+  }
+
   return {
     /** Idempotent on (url, set of events): an existing live subscription comes back without its secret. */
     async subscribe(
       customerId: string,
       input: { url: string; events: readonly string[]; description?: string | undefined },
     ): Promise<{ created: boolean; subscription: SubscriptionView }> {
-      const issues = [...checkTargetUrl(input.url, deps), ...checkEvents(input.events)];
+      const issues = [...checkTargetUrl(input.url, deps, ['body', 'url']), ...checkEvents(input.events)];
       if (issues.length > 0) throw invalidInput(issues);
       const events = [...new Set(input.events)].sort();
       const eventsKey = events.join(',');
@@ -96,6 +125,7 @@ export function createSubscriptionsService(deps: SubscriptionsDeps) {
         previous_secret_expires_at: null,
         is_active: true,
         consecutive_failures: 0,
+        failure_counted_at: null,
         disabled_at: null,
         disabled_reason: null,
         created_at: clock.now(),
@@ -142,35 +172,27 @@ export function createSubscriptionsService(deps: SubscriptionsDeps) {
     },
 
     /** Each attempt: time, status code, latency, error, with its delivery and event. */
-    async deliveryLog(customerId: string | null, id: string, limit = 50) {
-      const row = await (customerId ? repo.findLive(db, customerId, id) : repo.findAny(db, id));
-      if (!row) throw notFound('Webhook subscription');
-      return (await repo.attemptLog(db, id, limit)).map((a) => ({
-        at: a.attempted_at.toISOString(),
-        status_code: a.status_code,
-        latency_ms: a.latency_ms,
-        error: a.error,
-        delivery_id: a.delivery_id,
-        delivery_status: a.delivery_status,
-        event_id: a.event_id,
-        event: a.event_type,
-      }));
+    async deliveryLog(customerId: string, id: string, limit = 50) {
+      return attemptLogOf(await repo.findLive(db, customerId, id), limit);
+    },
+
+    /** The operator's view (CLI) of any customer's subscription log. */
+    async deliveryLogAsOperator(id: string, limit = 50) {
+      return attemptLogOf(await repo.findAnyAsOperator(db, id), limit);
     },
 
     async listForCustomer(customerId: string): Promise<SubscriptionView[]> {
       return (await repo.listLive(db, customerId, 1000, 0)).map(rowToSubscription);
     },
 
-    /** Re-enabling (dashboard, CLI) resumes delivery and starts the failure count again. */
-    async setActive(customerId: string | null, id: string, active: boolean): Promise<SubscriptionView> {
-      const row = await repo.update(db, customerId, id, {
-        is_active: active,
-        consecutive_failures: 0,
-        disabled_at: active ? null : clock.now(),
-        disabled_reason: active ? null : 'disabled by the customer',
-      });
-      if (!row) throw notFound('Webhook subscription');
-      return rowToSubscription(row);
+    /** Re-enabling (dashboard) resumes delivery and starts the failure count again. */
+    async setActive(customerId: string, id: string, active: boolean): Promise<SubscriptionView> {
+      return activated(await repo.update(db, customerId, id, activeChanges(active)));
+    },
+
+    /** The operator's switch (CLI) for any customer's subscription; otherwise as `setActive`. */
+    async setActiveAsOperator(id: string, active: boolean): Promise<SubscriptionView> {
+      return activated(await repo.updateAsOperator(db, id, activeChanges(active)));
     },
   };
 }

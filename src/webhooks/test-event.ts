@@ -1,12 +1,12 @@
 import type { Clock } from '../clock.ts';
 import type { SecretBox } from '../crypto/secret-box.ts';
 import type { Database } from '../db/database.ts';
+import { EVENT_TYPES, type EventType } from '../db/tables/events.table.ts';
+import type { SendResult, WebhookSender } from '../delivery/http-sender.ts';
 import { notFound } from '../errors/app-error.ts';
-import { EVENT_TYPES, type EventType } from '../events/events.table.ts';
 import { newUuid } from '../ids.ts';
 import { deliveryHeaders } from './delivery-headers.ts';
 import { envelopeOf } from './envelope.ts';
-import type { SendResult, WebhookSender } from './http-sender.ts';
 import { findLive } from './subscriptions.repository.ts';
 
 /** The call id of every test event: no real call has it. */

@@ -1,6 +1,7 @@
 import { sql } from 'kysely';
 import type { Database } from '../db/database.ts';
-import type { EventType } from '../events/events.table.ts';
+import { notify } from '../db/notifications.ts';
+import type { EventType } from '../db/tables/events.table.ts';
 
 export type EventListFilter = {
   customerId: string;
@@ -56,7 +57,11 @@ export async function deliveriesOf(db: Database, eventIds: string[]) {
   return { deliveries, attempts };
 }
 
-/** New pending deliveries of the given events to one subscription (redelivery); returns how many. */
+/**
+ * New pending deliveries of the given events to one subscription (redelivery); returns how many. An event
+ * that is still waiting to go to that subscription is left alone: it is not queued a second time, and it
+ * does not use up `max`. The unique index on pending (event, subscription) settles two redeliveries racing.
+ */
 export async function scheduleRedelivery(
   db: Database,
   q: { customerId: string; subscriptionId: string; now: Date; eventId?: string; since?: Date; max: number },
@@ -69,9 +74,15 @@ export async function scheduleRedelivery(
     where s.id = ${q.subscriptionId} and s.customer_id = ${q.customerId} and s.deleted_at is null
       ${q.eventId ? sql`and e.id = ${q.eventId}` : sql``}
       ${q.since ? sql`and e.occurred_at >= ${q.since} and e.call_id is not null` : sql``}
+      and not exists (
+        select 1 from webhook_deliveries d
+        where d.event_id = e.id and d.subscription_id = s.id and d.status = 'pending')
     order by e.occurred_at
-    limit ${q.max}`.execute(db);
-  return Number(result.numAffectedRows ?? 0);
+    limit ${q.max}
+    on conflict (event_id, subscription_id) where status = 'pending' do nothing`.execute(db);
+  const scheduled = Number(result.numAffectedRows ?? 0);
+  if (scheduled > 0) await notify(db, 'webhook_deliveries_due');
+  return scheduled;
 }
 
 export async function subscriptionsForEvent(

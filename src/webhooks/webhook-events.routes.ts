@@ -1,14 +1,17 @@
 import type { FastifyInstance } from 'fastify';
-import { z } from 'zod';
-import { AppError } from '../errors/app-error.ts';
-import { EVENT_TYPES } from '../events/events.table.ts';
-import type { Principal } from '../keys/authenticate.ts';
-import { apiResponses, POST_CODES } from '../openapi/responses.ts';
+import { type ZodType, z } from 'zod';
+import { EVENT_TYPES } from '../db/tables/events.table.ts';
+import { apiResponses, POST_CODES } from '../http/responses.ts';
+import { requirePrincipal } from '../keys/request-principal.ts';
 import { MAX_CURSOR_LENGTH } from '../pagination/cursor.ts';
 import { parseInstant, TIMESTAMP_HINT } from '../pagination/instant.ts';
 import { enumParam, idParams, intParam, tokenParam, uuidParam } from '../pagination/query-params.ts';
 import { scheduledSchema, webhookEventsPageSchema } from './subscriptions.schema.ts';
-import type { EventQuery, WebhookEventsService } from './webhook-events.service.ts';
+import {
+  type EventQuery,
+  REDELIVERY_WINDOW_DAYS,
+  type WebhookEventsService,
+} from './webhook-events.service.ts';
 
 const SUBSCRIPTION_ID = z
   .string()
@@ -23,11 +26,6 @@ const listQuery = z.strictObject({
   cursor: tokenParam(MAX_CURSOR_LENGTH),
   page: intParam(0, 1_000_000),
 });
-
-const principal = (p: Principal | null): Principal => {
-  if (!p) throw new AppError('internal.error', 'Route reached without a principal.');
-  return p;
-};
 
 /** The events API (beyond the spec): what was sent, its attempts, and redelivery for catching up. */
 export function registerWebhookEventRoutes(app: FastifyInstance, service: WebhookEventsService): void {
@@ -49,70 +47,64 @@ export function registerWebhookEventRoutes(app: FastifyInstance, service: Webhoo
         ),
       },
     },
-    async (request) => service.list(principal(request.principal).customerId, request.query as EventQuery),
+    async (request) => service.list(requirePrincipal(request).customerId, request.query as EventQuery),
   );
 
-  app.post(
+  const queued = apiResponses({ 202: { description: 'Queued.', schema: scheduledSchema } }, [
+    ...POST_CODES,
+    'perm.denied',
+    'input.invalid',
+    'resource.not_found',
+  ]);
+  /** The two redelivery routes differ only in what they select; both answer 202 with `scheduled`. */
+  const redeliverRoute = <B>(
+    path: string,
+    schema: { operationId: string; summary: string; description: string; params: ZodType; body: ZodType },
+    run: (customerId: string, id: string, body: B) => Promise<{ scheduled: number }>,
+  ) =>
+    app.post(
+      path,
+      { config: { scope: 'manage_webhooks' }, schema: { ...schema, tags, response: queued } },
+      async (request, reply) => {
+        const { id } = request.params as { id: string };
+        return reply.code(202).send(await run(requirePrincipal(request).customerId, id, request.body as B));
+      },
+    );
+
+  redeliverRoute<{ subscription_id?: string }>(
     '/webhook-events/:id/redeliver',
     {
-      config: { scope: 'manage_webhooks' },
-      schema: {
-        operationId: 'redeliverWebhookEvent',
-        summary: 'Redeliver one event',
-        description: 'To one subscription, or to every live subscription of its type when none is named.',
-        tags,
-        params: idParams,
-        body: z.strictObject({ subscription_id: SUBSCRIPTION_ID.optional() }),
-        response: apiResponses({ 202: { description: 'Queued.', schema: scheduledSchema } }, [
-          ...POST_CODES,
-          'perm.denied',
-          'input.invalid',
-          'resource.not_found',
-        ]),
-      },
+      operationId: 'redeliverWebhookEvent',
+      summary: 'Redeliver one event',
+      description:
+        'To one subscription, or to every live subscription of its type when none is named. A subscription ' +
+        'that still has this event pending (not yet delivered, or waiting for a retry) does not get a second ' +
+        'copy: `scheduled` counts only the new deliveries.',
+      params: idParams,
+      body: z.strictObject({ subscription_id: SUBSCRIPTION_ID.optional() }),
     },
-    async (request, reply) => {
-      const { id } = request.params as { id: string };
-      const { subscription_id } = request.body as { subscription_id?: string };
-      return reply
-        .code(202)
-        .send(await service.redeliverEvent(principal(request.principal).customerId, id, subscription_id));
-    },
+    (customerId, id, body) => service.redeliverEvent(customerId, id, body.subscription_id),
   );
 
-  app.post(
+  redeliverRoute<{ since: string }>(
     '/webhook-subscriptions/:id/redeliver',
     {
-      config: { scope: 'manage_webhooks' },
-      schema: {
-        operationId: 'redeliverWebhookEventsSince',
-        summary: 'Redeliver everything since a time',
-        description:
-          "Every event of the subscription's types since `since`, up to 10,000 per request (ask again with a " +
-          'later `since` for more): the catch-up after downtime or an auto-disable.',
-        tags,
-        params: z.strictObject({ id: SUBSCRIPTION_ID }),
-        body: z.strictObject({
-          since: z
-            .string()
-            .refine((s) => parseInstant(s, 'ceil') !== null, TIMESTAMP_HINT)
-            .meta({ format: 'date-time', examples: ['2026-11-21T00:00:00Z'] }),
-        }),
-        response: apiResponses({ 202: { description: 'Queued.', schema: scheduledSchema } }, [
-          ...POST_CODES,
-          'perm.denied',
-          'input.invalid',
-          'resource.not_found',
-        ]),
-      },
+      operationId: 'redeliverWebhookEventsSince',
+      summary: 'Redeliver everything since a time',
+      description:
+        "Every event of the subscription's types since `since`: the catch-up after downtime or an " +
+        `auto-disable. \`since\` may reach back at most ${REDELIVERY_WINDOW_DAYS} days (earlier: 422 ` +
+        '`input.invalid`). An event still pending for this subscription is not queued again, so repeating ' +
+        'the request adds nothing twice: `scheduled` counts only the new deliveries. Up to 10,000 per ' +
+        'request; asking again continues past what is already pending.',
+      params: z.strictObject({ id: SUBSCRIPTION_ID }),
+      body: z.strictObject({
+        since: z
+          .string()
+          .refine((s) => parseInstant(s, 'ceil') !== null, TIMESTAMP_HINT)
+          .meta({ format: 'date-time', examples: ['2026-11-21T00:00:00Z'] }),
+      }),
     },
-    async (request, reply) => {
-      const { id } = request.params as { id: string };
-      const { since } = request.body as { since: string };
-      const at = new Date(Date.parse(since));
-      return reply
-        .code(202)
-        .send(await service.redeliverSince(principal(request.principal).customerId, id, at));
-    },
+    (customerId, id, body) => service.redeliverSince(customerId, id, new Date(Date.parse(body.since))),
   );
 }

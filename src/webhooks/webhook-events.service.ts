@@ -1,7 +1,7 @@
 import type { Clock } from '../clock.ts';
 import type { Database } from '../db/database.ts';
-import { notFound } from '../errors/app-error.ts';
-import type { EventType } from '../events/events.table.ts';
+import type { EventType } from '../db/tables/events.table.ts';
+import { AppError, notFound } from '../errors/app-error.ts';
 import { createCursorCodec } from '../pagination/cursor.ts';
 import type { Instant } from '../pagination/instant.ts';
 import { instantFromMicros } from '../pagination/instant.ts';
@@ -10,8 +10,15 @@ import { envelopeOf } from './envelope.ts';
 import { findLive } from './subscriptions.repository.ts';
 import * as repo from './webhook-events.repository.ts';
 
-/** Redelivery of "everything since T" is bounded per request; ask again with a later `since` for more. */
+/** Redelivery of "everything since T" is bounded per request; asking again continues past what is pending. */
 export const MAX_REDELIVERY = 10_000;
+
+/**
+ * How far back "everything since T" reaches: a week of downtime, well past the 2.5 days a delivery is
+ * retried. Older gaps are for the list endpoints (calls, webhook events), not a bulk re-send.
+ */
+export const REDELIVERY_WINDOW_DAYS = 7;
+const DAY_MS = 86_400_000;
 
 export type EventQuery = {
   type?: EventType;
@@ -73,16 +80,18 @@ export function createWebhookEventsService(deps: { db: Database; clock: Clock; s
       };
     },
 
-    /** One event again, to one subscription or to every live subscription of its type. */
+    /** One event again, to one subscription or every live subscription of its type, where not already pending. */
     async redeliverEvent(
       customerId: string,
       eventId: string,
       subscriptionId?: string,
     ): Promise<{ scheduled: number }> {
       if (!(await repo.eventExists(db, customerId, eventId))) throw notFound('Event');
-      const targets = subscriptionId
-        ? [subscriptionId]
-        : await repo.subscriptionsForEvent(db, customerId, eventId);
+      const live = await repo.subscriptionsForEvent(db, customerId, eventId);
+      if (subscriptionId && !live.includes(subscriptionId)) {
+        throw notFound('Webhook subscription for this event');
+      }
+      const targets = subscriptionId ? [subscriptionId] : live;
       let scheduled = 0;
       for (const id of targets) {
         scheduled += await repo.scheduleRedelivery(db, {
@@ -93,16 +102,30 @@ export function createWebhookEventsService(deps: { db: Database; clock: Clock; s
           max: 1,
         });
       }
-      if (subscriptionId && scheduled === 0) throw notFound('Webhook subscription for this event');
       return { scheduled };
     },
 
-    /** Catch-up after downtime or auto-disable: every event of the subscription's types since `since`. */
+    /**
+     * Catch-up after downtime or auto-disable: every event of the subscription's types since `since` (at most
+     * REDELIVERY_WINDOW_DAYS back) that is not already pending for it.
+     */
     async redeliverSince(
       customerId: string,
       subscriptionId: string,
       since: Date,
     ): Promise<{ scheduled: number }> {
+      const earliest = new Date(clock.now().getTime() - REDELIVERY_WINDOW_DAYS * DAY_MS);
+      if (since < earliest) {
+        throw new AppError(
+          'input.invalid',
+          `Redelivery reaches back at most ${REDELIVERY_WINDOW_DAYS} days: give a since of ${earliest.toISOString()} or later.`,
+          {
+            issues: [
+              { path: ['body', 'since'], message: `Must be no earlier than ${earliest.toISOString()}.` },
+            ],
+          },
+        );
+      }
       if (!(await findLive(db, customerId, subscriptionId))) throw notFound('Webhook subscription');
       const scheduled = await repo.scheduleRedelivery(db, {
         customerId,

@@ -170,7 +170,27 @@ ${c.summary ? html`<section class="card"><h2>Summary</h2><p>${c.summary}</p></se
   });
 }
 
-export function assistantsPage(p: { user: PageUser; assistants: AssistantView[]; total: number }): SafeHtml {
+/** An assistant's ElevenLabs agent and the agent phone number id of each of its numbers (PROVIDER=elevenlabs). */
+export type AgentLinks = Map<
+  string,
+  { agentId: string; phoneNumbers: Record<string, { id: string; telephony: string }> }
+>;
+
+function agentCell(
+  link: { agentId: string; phoneNumbers: Record<string, { id: string; telephony: string }> } | undefined,
+) {
+  if (!link) return html`<span class="muted">not linked</span>`;
+  return html`${link.agentId}${Object.entries(link.phoneNumbers).map(
+    ([e164, n]) => html`<div class="small muted">${e164} → ${n.id} (${n.telephony})</div>`,
+  )}`;
+}
+
+export function assistantsPage(p: {
+  user: PageUser;
+  assistants: AssistantView[];
+  total: number;
+  agents: AgentLinks;
+}): SafeHtml {
   return page({
     title: 'Assistants',
     nav: 'assistants',
@@ -181,13 +201,14 @@ ${
     ? html`<p class="empty">No assistants yet.</p>`
     : html`<div class="table-wrap"><table class="cards">
   <caption class="visually-hidden">Your assistants (${p.total})</caption>
-  <thead><tr><th scope="col">Name</th><th scope="col">Language</th><th scope="col">Voice</th><th scope="col">Phone numbers</th><th scope="col">State</th><th scope="col">Calls</th></tr></thead>
+  <thead><tr><th scope="col">Name</th><th scope="col">Language</th><th scope="col">Voice</th><th scope="col">Phone numbers</th><th scope="col">ElevenLabs agent</th><th scope="col">State</th><th scope="col">Calls</th></tr></thead>
   <tbody>${p.assistants.map(
     (a) => html`<tr>
   <th scope="row">${a.name}${a.description ? html`<div class="small muted">${a.description}</div>` : ''}</th>
   <td data-label="Language">${a.language}</td>
   <td data-label="Voice">${a.voice_id}</td>
   <td class="mono" data-label="Numbers">${a.phone_numbers.join(', ') || html`<span class="muted">none</span>`}</td>
+  <td class="mono" data-label="ElevenLabs agent">${agentCell(p.agents.get(a.id))}</td>
   <td data-label="State">${a.is_active ? badge('Active', 'ok') : badge('Inactive', 'muted')}</td>
   <td data-label=""><a href="/dashboard/calls?assistant_id=${a.id}">View calls<span class="visually-hidden"> of ${a.name}</span></a></td>
 </tr>`,

@@ -1,4 +1,6 @@
-import { EVENT_TYPES } from '../../events/events.table.ts';
+import { EVENT_TYPES } from '../../db/tables/events.table.ts';
+import { AUTO_DISABLE_AFTER } from '../../webhooks/deliveries.repository.ts';
+import { FAILURES_NEAR_LIMIT } from '../../webhooks/failure-streak.ts';
 import type { SubscriptionView } from '../../webhooks/subscriptions.service.ts';
 import { ANNOUNCED_EVENTS } from '../../webhooks/subscriptions.service.ts';
 import { attr, html, type SafeHtml } from '../html.ts';
@@ -18,6 +20,8 @@ export type LogEntry = {
 };
 
 export function stateBadge(s: SubscriptionView): SafeHtml {
+  if (s.is_active && s.consecutive_failures >= FAILURES_NEAR_LIMIT)
+    return badge(`Failing: ${s.consecutive_failures} of ${AUTO_DISABLE_AFTER}`, 'warn');
   if (s.is_active) return badge('Active', 'ok');
   if (s.disabled_reason === 'disabled by the customer') return badge('Disabled', 'muted');
   return badge('Auto-disabled', 'bad');
@@ -49,7 +53,7 @@ export function webhooksListPage(p: {
   <h1>Webhooks</h1>
   <a class="button primary" href="/dashboard/webhooks/new">Add endpoint</a>
 </div>
-<p class="muted">Signed events are POSTed to your endpoints. After 10 consecutive failed attempts an endpoint is auto-disabled; re-enable it here once it works again.</p>
+<p class="muted">Signed events are POSTed to your endpoints. After 10 consecutive failed deliveries an endpoint is auto-disabled (failures within 5 seconds of each other count once); re-enable it here once it works again.</p>
 ${
   p.subs.length === 0
     ? html`<p class="empty">No webhook endpoints yet.</p>`
@@ -144,7 +148,7 @@ ${
 <dl class="facts">
   <div><dt>ID</dt><dd><code>${s.id}</code></dd></div>
   <div><dt>Events</dt><dd>${events(s.events)}</dd></div>
-  <div><dt>Consecutive failures</dt><dd>${s.consecutive_failures} of 10</dd></div>
+  <div><dt>Consecutive failures</dt><dd>${s.consecutive_failures} of ${AUTO_DISABLE_AFTER}</dd></div>
   <div><dt>Created</dt><dd>${time(s.created_at)}</dd></div>
   ${s.description ? html`<div><dt>Description</dt><dd>${s.description}</dd></div>` : ''}
 </dl>

@@ -6,6 +6,10 @@ import * as providerOutboundTranscripts from './20261121_0020_provider_outbound_
 import * as webhooks from './20261121_0030_webhooks.ts';
 import * as transcriptJobs from './20261121_0031_transcript_jobs.ts';
 import * as dashboard from './20261121_0040_dashboard.ts';
+import * as webhookDeliveriesPendingOnce from './20261121_0050_webhook_deliveries_pending_once.ts';
+import * as webhookFailureCountedAt from './20261123_0060_webhook_failure_counted_at.ts';
+import * as assistantAgents from './20261123_0070_assistant_agents.ts';
+import * as simulatorCalls from './20261123_0080_simulator_calls.ts';
 
 /** Every migration, by name; names sort in the order they run. */
 export const migrations: Record<string, Migration> = {
@@ -16,4 +20,8 @@ export const migrations: Record<string, Migration> = {
   '20261121_0030_webhooks': webhooks,
   '20261121_0031_transcript_jobs': transcriptJobs,
   '20261121_0040_dashboard': dashboard,
+  '20261121_0050_webhook_deliveries_pending_once': webhookDeliveriesPendingOnce,
+  '20261123_0060_webhook_failure_counted_at': webhookFailureCountedAt,
+  '20261123_0070_assistant_agents': assistantAgents,
+  '20261123_0080_simulator_calls': simulatorCalls,
 };

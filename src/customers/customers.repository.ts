@@ -1,0 +1,22 @@
+import type { Database } from '../db/database.ts';
+import type { CustomerRow } from '../db/tables/customers.table.ts';
+
+export const insertCustomer = (db: Database, row: CustomerRow): Promise<CustomerRow> =>
+  db.insertInto('customers').values(row).returningAll().executeTakeFirstOrThrow();
+
+export const listCustomers = (db: Database): Promise<CustomerRow[]> =>
+  db.selectFrom('customers').selectAll().orderBy('created_at').orderBy('id').execute();
+
+export const findCustomer = (db: Database, id: string): Promise<CustomerRow | undefined> =>
+  db.selectFrom('customers').selectAll().where('id', '=', id).executeTakeFirst();
+
+export const setRateLimit = (db: Database, id: string, perMinute: number): Promise<CustomerRow | undefined> =>
+  db
+    .updateTable('customers')
+    .set({ rate_limit_per_minute: perMinute })
+    .where('id', '=', id)
+    .returningAll()
+    .executeTakeFirst();
+
+export const hasAnyCustomer = async (db: Database): Promise<boolean> =>
+  (await db.selectFrom('customers').select('id').limit(1).executeTakeFirst()) !== undefined;

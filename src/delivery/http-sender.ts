@@ -1,0 +1,85 @@
+import { Agent, request } from 'undici';
+import { type GuardedConnectorOptions, guardedConnector } from './ssrf-guard.ts';
+
+export type SendResult = {
+  ok: boolean;
+  statusCode: number | null;
+  error: string | null;
+  latencyMs: number;
+};
+
+export type WebhookSender = {
+  send(url: string, headers: Record<string, string>, body: string): Promise<SendResult>;
+  close(): Promise<void>;
+};
+
+/** How deliveries reach receivers: extra CA, name resolution, test routing. Production sets none of it. */
+export type SenderNetwork = Pick<GuardedConnectorOptions, 'ca' | 'lookup' | 'routeCheckedAddress'>;
+
+/** Bytes of a receiver's answer we read before closing: enough for an error message, no more. */
+const MAX_RESPONSE_BYTES = 4096;
+
+/**
+ * POSTs one delivery. Failure is any non-2xx answer (redirects are not followed), a timeout, or a
+ * connection/TLS error; each comes back as a value, never an exception.
+ */
+export function createWebhookSender(
+  options: { timeoutMs: number; allowPrivateTargets: boolean; allowHttp: boolean } & SenderNetwork,
+): WebhookSender {
+  const agent = new Agent({
+    connect: guardedConnector({
+      allowPrivate: options.allowPrivateTargets,
+      ca: options.ca,
+      lookup: options.lookup,
+      routeCheckedAddress: options.routeCheckedAddress,
+      timeoutMs: options.timeoutMs,
+    }),
+    headersTimeout: options.timeoutMs,
+    bodyTimeout: options.timeoutMs,
+    keepAliveTimeout: 10_000,
+  });
+  return {
+    async send(url, headers, body) {
+      const started = performance.now();
+      const elapsed = () => Math.round(performance.now() - started);
+      if (!options.allowHttp && !url.startsWith('https://')) {
+        return { ok: false, statusCode: null, error: 'plain http targets are not allowed', latencyMs: 0 };
+      }
+      try {
+        const res = await request(url, {
+          method: 'POST',
+          headers,
+          body,
+          dispatcher: agent,
+          signal: AbortSignal.timeout(options.timeoutMs),
+        });
+        let read = 0;
+        for await (const chunk of res.body) {
+          read += (chunk as Buffer).length;
+          if (read >= MAX_RESPONSE_BYTES) break;
+        }
+        res.body.destroy();
+        const ok = res.statusCode >= 200 && res.statusCode < 300;
+        return {
+          ok,
+          statusCode: res.statusCode,
+          error: ok ? null : `HTTP ${res.statusCode}`,
+          latencyMs: elapsed(),
+        };
+      } catch (error) {
+        return { ok: false, statusCode: null, error: describe(error), latencyMs: elapsed() };
+      }
+    },
+    close: () => agent.close(),
+  };
+}
+
+/** The `error` of an attempt that got no answer within the timeout. */
+export const TIMEOUT_ERROR = 'timeout';
+
+function describe(error: unknown): string {
+  if (!(error instanceof Error)) return String(error);
+  if (error.name === 'TimeoutError' || error.name === 'AbortError') return TIMEOUT_ERROR;
+  const code = (error as { code?: string }).code;
+  return code ? `${code}: ${error.message}` : error.message;
+}

@@ -1,0 +1,51 @@
+import net from 'node:net';
+import type { Issue } from '../errors/app-error.ts';
+import { isBlockedAddress } from './ssrf-guard.ts';
+
+export const TARGET_URL_MAX = 2048;
+
+/** What the operator allows as targets of webhooks and callback_url notifications (both off in production). */
+export type TargetPolicy = { allowHttpTargets: boolean; allowPrivateTargets: boolean };
+
+const DEV_ONLY = 'for local development only';
+
+/** Names that never lead to a public receiver, with or without the trailing dot of a fully qualified name. */
+function isPrivateName(hostname: string): boolean {
+  const name = hostname.replace(/\.+$/, '');
+  return name === 'localhost' || name.endsWith('.localhost') || name.endsWith('.internal');
+}
+
+/**
+ * The one check of a target URL at registration: webhook subscriptions (`url`) and outbound calls
+ * (`callback_url`). IP literals (in any form the URL parser reads as one) are judged here; host names are
+ * resolved and their addresses judged at every delivery (src/delivery/ssrf-guard.ts).
+ */
+export function checkTargetUrl(raw: string, policy: TargetPolicy, path: string[]): Issue[] {
+  const fail = (message: string): Issue[] => [{ path, message }];
+  if (raw.length > TARGET_URL_MAX) return fail(`Must be at most ${TARGET_URL_MAX} characters.`);
+  let url: URL;
+  try {
+    url = new URL(raw);
+  } catch {
+    return fail('Must be an absolute URL such as https://example.com/hooks.');
+  }
+  if (url.protocol !== 'https:' && url.protocol !== 'http:') return fail('Must use https.');
+  if (url.username || url.password)
+    return fail('Must not contain credentials; verify our signature instead.');
+  if (url.hash) return fail('Must not contain a fragment.');
+  if (url.port === '0') return fail('Must not use port 0.');
+  const messages: string[] = [];
+  if (url.protocol === 'http:' && !policy.allowHttpTargets) {
+    messages.push(`Must use https; plain http needs WEBHOOK_ALLOW_HTTP=true, ${DEV_ONLY}.`);
+  }
+  if (!policy.allowPrivateTargets) {
+    const host = url.hostname.replace(/^\[|\]$/g, '');
+    if (net.isIP(host) ? isBlockedAddress(host) : isPrivateName(host)) {
+      messages.push(
+        'Must be a public host: private, loopback, link-local and reserved addresses need ' +
+          `WEBHOOK_ALLOW_PRIVATE_TARGETS=true, ${DEV_ONLY}.`,
+      );
+    }
+  }
+  return messages.map((message) => ({ path, message }));
+}

@@ -1,0 +1,119 @@
+import type { Clock } from '../clock.ts';
+import type { Database } from '../db/database.ts';
+import { type Notifications, notify } from '../db/notifications.ts';
+import type { KeyRecord } from './keys.repository.ts';
+
+/**
+ * Verified keys in memory, so an authenticated request needs no database round trip for its key. What it holds is
+ * the row as read (the key, its matched value's grace end, its customer's ceiling); expiry and grace are compared
+ * with the clock on every use by the caller, never cached as a verdict.
+ *
+ * Revocation stays immediate: every change to a key or a customer ceiling is announced by its own transaction on
+ * `api_keys_changed` (`announceKeyChange`), which every instance hears, and the instance that made it also tells
+ * its own cache at once (`changed`). Notifications can be lost while the listening connection is down, so the cache
+ * is only used while it is up: otherwise, and after any gap, it is emptied and every lookup reads the database.
+ */
+export type KeyCache = {
+  /** The record of `hash` (undefined: no such value), from memory when that is safe, else from `read`. */
+  lookup(
+    hash: string,
+    read: (hash: string) => Promise<KeyRecord | undefined>,
+  ): Promise<KeyRecord | undefined>;
+  /** A change committed by this instance: `keyId` for one key, null for anything wider (a customer's ceiling). */
+  changed(keyId: string | null): void;
+  /** Entries held now (known values, unknown values). */
+  size(): { known: number; unknown: number };
+};
+
+export type KeyCacheLimits = {
+  /** Known values held at most (about 1.6 KB each); the oldest read goes first. */
+  maxKnown: number;
+  /** A known value is read again after this long even if no change was heard (a safety net, not the mechanism). */
+  knownTtlMs: number;
+  /** Unknown values remembered at most (a flood of made-up keys must not grow memory). */
+  maxUnknown: number;
+  unknownTtlMs: number;
+};
+
+export const KEY_CACHE_LIMITS: KeyCacheLimits = {
+  maxKnown: 20_000,
+  knownTtlMs: 5 * 60_000,
+  maxUnknown: 10_000,
+  unknownTtlMs: 60_000,
+};
+
+/** Payload of a change to every key (a customer ceiling): the empty string. */
+const EVERY_KEY = '';
+
+/** Sends the change on `api_keys_changed` when `tx` commits: `keyId`, or null for every key of the service. */
+export const announceKeyChange = (tx: Database, keyId: string | null): Promise<void> =>
+  notify(tx, 'api_keys_changed', keyId ?? EVERY_KEY);
+
+export function createKeyCache(deps: {
+  notifications: Notifications;
+  clock: Clock;
+  limits?: KeyCacheLimits;
+}): KeyCache {
+  const { notifications, clock } = deps;
+  const limits = deps.limits ?? KEY_CACHE_LIMITS;
+  const known = new Map<string, { record: KeyRecord; until: number }>();
+  const unknown = new Map<string, number>();
+  // Bumped by every change and gap: a read that started before one must not be remembered after it.
+  let generation = 0;
+  let listening = false;
+
+  const dropAll = () => {
+    generation++;
+    known.clear();
+    unknown.clear();
+  };
+  const forget = (keyId: string | null) => {
+    if (keyId === null || keyId === EVERY_KEY) return dropAll();
+    generation++;
+    // A new value may be one that was asked for before it existed.
+    unknown.clear();
+    for (const [hash, entry] of known) if (entry.record.id === keyId) known.delete(hash);
+  };
+  const bounded = <V>(map: Map<string, V>, max: number) => {
+    while (map.size > max) {
+      const oldest = map.keys().next();
+      if (oldest.done) return;
+      map.delete(oldest.value);
+    }
+  };
+
+  return {
+    async lookup(hash, read) {
+      // Listening starts with the first lookup: the CLI and the worker, which never authenticate, hold no
+      // listening connection for it.
+      if (!listening) {
+        listening = true;
+        notifications.listen('api_keys_changed', forget, dropAll);
+      }
+      if (!notifications.connected()) {
+        if (known.size > 0 || unknown.size > 0) dropAll();
+        return read(hash);
+      }
+      const now = clock.now().getTime();
+      const hit = known.get(hash);
+      if (hit && hit.until > now) return hit.record;
+      const miss = unknown.get(hash);
+      if (miss !== undefined && miss > now) return undefined;
+      const startedAt = generation;
+      const record = await read(hash);
+      if (generation !== startedAt || !notifications.connected()) return record;
+      if (record) {
+        known.delete(hash);
+        known.set(hash, { record, until: now + limits.knownTtlMs });
+        bounded(known, limits.maxKnown);
+      } else {
+        unknown.delete(hash);
+        unknown.set(hash, now + limits.unknownTtlMs);
+        bounded(unknown, limits.maxUnknown);
+      }
+      return record;
+    },
+    changed: forget,
+    size: () => ({ known: known.size, unknown: unknown.size }),
+  };
+}

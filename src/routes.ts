@@ -1,0 +1,29 @@
+import type { FastifyInstance } from 'fastify';
+import { registerListAssistants } from './assistants/assistants.routes.ts';
+import { registerGetCall, registerListCalls } from './calls/calls.routes.ts';
+import { registerWhoami } from './keys/whoami.routes.ts';
+import { registerCreateOutboundCall } from './outbound/outbound.routes.ts';
+import type { Services } from './services.ts';
+import { registerTranscriptRoutes } from './transcripts/transcripts.routes.ts';
+import { registerSubscriptionRoutes } from './webhooks/subscriptions.routes.ts';
+import { registerWebhookEventRoutes } from './webhooks/webhook-events.routes.ts';
+
+/** Every /api/v1 route, registered explicitly so each one can be found by grep. */
+export function registerApiRoutes(api: FastifyInstance, services: Services): void {
+  // Authentication
+  registerWhoami(api);
+
+  // Read API: assistants, calls, call detail
+  registerListAssistants(api, services.assistants);
+  registerListCalls(api, services.calls);
+  registerGetCall(api, services.calls);
+
+  // Outbound calls and transcripts: POST /outbound-calls (+ dry run),
+  // GET /calls/{id}/transcript, GET /outbound-calls/{id}/transcript
+  registerCreateOutboundCall(api, services.outbound);
+  registerTranscriptRoutes(api, services.transcripts);
+
+  // Webhooks: subscriptions, verification probe, secret rotation
+  registerSubscriptionRoutes(api, services.subscriptions);
+  registerWebhookEventRoutes(api, services.webhookEvents);
+}

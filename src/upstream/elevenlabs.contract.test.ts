@@ -1,0 +1,573 @@
+import assert from 'node:assert/strict';
+import { after, before, describe, it } from 'node:test';
+import { createLogger } from '../logger.ts';
+import { signatureHeader } from '../provider/elevenlabs/signature.ts';
+import { signedIn } from '../testing/dashboard.fixtures.ts';
+import {
+  type FakeConversation,
+  type FakeElevenLabs,
+  initiationFailureWebhook,
+  startFakeElevenLabs,
+  transcriptionWebhook,
+} from '../testing/fake-elevenlabs.ts';
+import { type Caller, newAssistant, newCaller, placeCall } from '../testing/outbound.fixtures.ts';
+import { type Receiver, startReceiver } from '../testing/receiver.ts';
+import { startTestApp, type TestApp } from '../testing/test-app.ts';
+import { testWorker } from '../testing/webhook.fixtures.ts';
+import { createTranscriptReadyProcessor } from '../transcripts/transcript-ready.ts';
+import type { DeliveryWorker } from '../webhooks/delivery-worker.ts';
+import {
+  reconcileMissedCalls,
+  resolveUnconfirmedPlacements,
+  UNCONFIRMED_AFTER_SECONDS,
+} from './elevenlabs-reconcile.ts';
+import {
+  applyEvents,
+  ELEVENLABS_WEBHOOK_PATH,
+  WEBHOOK_BODY_LIMIT_BYTES,
+  WEBHOOKS_PER_MINUTE_PER_IP,
+} from './elevenlabs-webhook.routes.ts';
+
+const SERVER_SECRET = 'elevenlabs-contract-secret-0123456789abcdef';
+const API_KEY = 'xi-test-key';
+const WEBHOOK_SECRET = 'wsec_test_0123456789abcdef';
+const AGENT_NUMBER = '+14155550102';
+const CUSTOMER_NUMBER = '+14155550199';
+
+describe('PROVIDER=elevenlabs against a local fake of the Agents API (through the SDK)', () => {
+  let fake: FakeElevenLabs;
+  let t: TestApp;
+  let receiver: Receiver;
+  let worker: DeliveryWorker;
+  let closeWorker: () => Promise<void>;
+  let agentSeq = 0;
+
+  before(async () => {
+    fake = await startFakeElevenLabs({ apiKey: API_KEY });
+    t = await startTestApp({
+      serverSecret: SERVER_SECRET,
+      provider: {
+        kind: 'elevenlabs',
+        apiKey: API_KEY,
+        webhookSecret: WEBHOOK_SECRET,
+        baseUrl: fake.baseUrl,
+        timeoutMs: 400,
+      },
+    });
+    fake.useClock(() => t.clock.now());
+    receiver = await startReceiver();
+    ({ worker, close: closeWorker } = testWorker(t, SERVER_SECRET));
+  });
+  after(async () => {
+    await closeWorker();
+    await receiver.close();
+    await t.close();
+    await fake.close();
+  });
+
+  const elevenlabs = () => {
+    const e = t.services.elevenlabs;
+    if (!e) throw new Error('PROVIDER=elevenlabs expected');
+    return e;
+  };
+
+  /** A caller whose assistant is linked to a fresh agent, subscribed to every call event. */
+  async function linkedCaller(
+    telephony: 'twilio' | 'sip_trunk' = 'twilio',
+  ): Promise<Caller & { agentId: string }> {
+    const c = await newCaller(t);
+    agentSeq += 1;
+    const agentId = `agent_${agentSeq}_${c.customerId.slice(0, 8)}`;
+    const phoneNumberId = `phnum_${agentSeq}`;
+    fake.addNumber(phoneNumberId, AGENT_NUMBER);
+    await t.services.assistants.linkAgent({
+      assistantId: c.assistant.id,
+      agentId,
+      numbers: [{ e164: AGENT_NUMBER, phoneNumberId, telephony }],
+    });
+    const sub = await t.request('POST', '/api/v1/webhook-subscriptions', {
+      key: c.key,
+      body: {
+        url: `${receiver.url}/${c.customerId}`,
+        events: ['call.completed', 'call.insight.received', 'call.transcript.ready'],
+      },
+    });
+    assert.equal(sub.status, 201, sub.text);
+    return { ...c, agentId };
+  }
+
+  function postWebhook(payload: unknown, o: { at?: Date; secret?: string; raw?: string } = {}) {
+    const raw = o.raw ?? JSON.stringify(payload);
+    return t.request('POST', ELEVENLABS_WEBHOOK_PATH, {
+      rawBody: raw,
+      headers: {
+        'content-type': 'application/json',
+        'elevenlabs-signature': signatureHeader(raw, o.secret ?? WEBHOOK_SECRET, o.at ?? t.clock.now()),
+      },
+    });
+  }
+
+  /** What polling finds for a known call: `GET /v1/convai/conversations/{id}`, applied. */
+  async function poll(conversationId: string) {
+    const events = await t.services.provider.callEvents(conversationId);
+    assert.ok(events.ok, JSON.stringify(events));
+    return applyEvents(t.services.lifecycle, events.value);
+  }
+
+  const call = (id: string) =>
+    t.db.selectFrom('calls').selectAll().where('id', '=', id).executeTakeFirstOrThrow();
+  const eventTypes = async (callId: string) =>
+    (
+      await t.db
+        .selectFrom('events')
+        .select('type')
+        .where('call_id', '=', callId)
+        .orderBy('sequence')
+        .execute()
+    ).map((e) => e.type);
+  /** Bodies the delivery worker sent for one call, by event type. */
+  async function delivered(callId: string): Promise<Record<string, Record<string, unknown>>> {
+    await worker.drain();
+    const out: Record<string, Record<string, unknown>> = {};
+    for (const r of receiver.received) {
+      const body = JSON.parse(r.body) as { event: string; data: Record<string, unknown> };
+      if (body.data.call_id === callId) out[body.event] = body.data;
+    }
+    return out;
+  }
+  const conversationOf = (callId: string): FakeConversation => {
+    const c = [...fake.conversations.values()].find((x) => x.user_id === callId);
+    assert.ok(c, `a conversation for ${callId}`);
+    return c;
+  };
+
+  it('outbound, completed: placed through the SDK, settling while processing, then every spec event delivered', async () => {
+    const c = await linkedCaller();
+    const res = await placeCall(t, c, { to_number: CUSTOMER_NUMBER, variables: { name: 'Ada', visits: 3 } });
+    assert.equal(res.status, 201, res.text);
+    const id: string = res.body.id;
+    const placement = fake.requests.find((r) => r.path === '/v1/convai/twilio/outbound-call');
+    assert.deepEqual(placement?.body, {
+      agent_id: c.agentId,
+      agent_phone_number_id: `phnum_${agentSeq}`,
+      to_number: CUSTOMER_NUMBER,
+      conversation_initiation_client_data: { user_id: id, dynamic_variables: { name: 'Ada', visits: 3 } },
+    });
+    const conv = conversationOf(id);
+    const tracking = await t.db
+      .selectFrom('call_lifecycle')
+      .selectAll()
+      .where('call_id', '=', id)
+      .executeTakeFirstOrThrow();
+    assert.equal(tracking.provider_call_id, conv.conversation_id);
+    assert.equal(tracking.carrier_call_id, conv.call_sid);
+
+    t.clock.advance(5_000);
+    fake.progress(conv.conversation_id, 'answer');
+    await poll(conv.conversation_id);
+    assert.equal((await call(id)).status, 'in_progress');
+    t.clock.advance(42_000);
+    fake.progress(conv.conversation_id, 'hang_up');
+    await poll(conv.conversation_id);
+    const ended = await call(id);
+    assert.equal(ended.status, 'completed');
+    assert.equal(ended.duration_seconds, 42);
+    assert.equal(await t.services.lifecycle.processDue(), 0, 'processing: the analysis is not ready');
+    const settling = await t.request('GET', `/api/v1/calls/${id}/transcript`, { key: c.key });
+    assert.equal(settling.status, 202, settling.text);
+    assert.equal(settling.body.retry_after_seconds, 10);
+
+    fake.progress(conv.conversation_id, 'analysed');
+    const hook = await postWebhook(transcriptionWebhook(conv, t.clock.now()));
+    assert.equal(hook.status, 200, hook.text);
+    t.clock.advance(600_000);
+    assert.equal(await t.services.lifecycle.processDue(), 1);
+    const done = await call(id);
+    assert.equal(done.cost_usd, '0.0712', "the provider's cost_fiat, as our exact money type");
+    assert.equal(done.summary, 'The caller confirmed the appointment.');
+    assert.equal(done.disconnect_reason, 'Call ended by remote party');
+    assert.deepEqual(await eventTypes(id), ['call.completed', 'call.insight.received']);
+
+    const ready = await t.request('GET', `/api/v1/calls/${id}/transcript`, { key: c.key });
+    assert.equal(ready.status, 200, ready.text);
+    const processor = createTranscriptReadyProcessor({
+      db: t.db,
+      clock: t.clock,
+      transcripts: t.services.transcripts,
+      logger: createLogger('silent'),
+    });
+    await processor.runOnce();
+    const sent = await delivered(id);
+    assert.deepEqual(Object.keys(sent).sort(), [
+      'call.completed',
+      'call.insight.received',
+      'call.transcript.ready',
+    ]);
+    assert.equal(sent['call.completed']?.status, 'completed');
+    assert.equal(sent['call.completed']?.cost, 0.0712);
+    assert.equal(sent['call.completed']?.conversation_id, conv.conversation_id);
+    assert.deepEqual(sent['call.insight.received']?.insights, [
+      { name: 'appointment_confirmed', result: true },
+      { name: 'evaluation.polite', result: 'success' },
+      { name: 'call_successful', result: 'success' },
+    ]);
+  });
+
+  for (const [reason, status] of [
+    ['busy', 'busy'],
+    ['no-answer', 'no_answer'],
+    ['unknown', 'failed'],
+  ] as const) {
+    it(`outbound, ${status}: call_initiation_failure (${reason}) ends the call and call.completed is delivered`, async () => {
+      const c = await linkedCaller('sip_trunk');
+      const res = await placeCall(t, c, { to_number: CUSTOMER_NUMBER });
+      assert.equal(res.status, 201, res.text);
+      const id: string = res.body.id;
+      assert.ok(fake.requests.some((r) => r.path === '/v1/convai/sip-trunk/outbound-call'));
+      const hook = await postWebhook(initiationFailureWebhook(conversationOf(id), reason, t.clock.now()));
+      assert.equal(hook.status, 200, hook.text);
+      assert.equal((await call(id)).status, status);
+      await t.services.lifecycle.processDue();
+      const done = await call(id);
+      assert.equal(done.cost_usd, '0.0000');
+      assert.equal(done.disconnect_reason, reason);
+      assert.deepEqual(await eventTypes(id), ['call.completed']);
+      assert.equal((await delivered(id))['call.completed']?.status, status);
+    });
+  }
+
+  it('outbound, failed upstream: polling reads `failed` and ends the call', async () => {
+    const c = await linkedCaller();
+    const id: string = (await placeCall(t, c, { to_number: CUSTOMER_NUMBER })).body.id;
+    fake.progress(conversationOf(id).conversation_id, 'failed');
+    await poll(conversationOf(id).conversation_id);
+    await t.services.lifecycle.processDue();
+    assert.equal((await call(id)).status, 'failed');
+    assert.equal((await delivered(id))['call.completed']?.status, 'failed');
+  });
+
+  async function finishedInbound(agentId: string): Promise<FakeConversation> {
+    const conv = fake.inbound(agentId, `phnum_${agentSeq}`, '+12125550123');
+    fake.progress(conv.conversation_id, 'answer');
+    t.clock.advance(30_000);
+    fake.progress(conv.conversation_id, 'hang_up');
+    fake.progress(conv.conversation_id, 'analysed');
+    return conv;
+  }
+  const inboundCallFor = (conversationId: string) =>
+    t.db
+      .selectFrom('call_lifecycle')
+      .innerJoin('calls', 'calls.id', 'call_lifecycle.call_id')
+      .selectAll('calls')
+      .where('call_lifecycle.provider_call_id', '=', conversationId)
+      .executeTakeFirst();
+
+  it('inbound, discovered by webhook: the call is created under the linked assistant and finishes', async () => {
+    const c = await linkedCaller();
+    const conv = await finishedInbound(c.agentId);
+    assert.equal((await postWebhook(transcriptionWebhook(conv, t.clock.now()))).status, 200);
+    const created = await inboundCallFor(conv.conversation_id);
+    assert.ok(created);
+    assert.equal(created.direction, 'inbound');
+    assert.equal(created.assistant_id, c.assistant.id);
+    assert.equal(created.from_number, '+12125550123');
+    assert.equal(created.status, 'completed');
+    await t.services.lifecycle.processDue();
+    const sent = await delivered(created.id);
+    assert.equal(sent['call.completed']?.direction, 'incoming');
+    assert.ok(sent['call.insight.received']);
+  });
+
+  it('inbound, discovered only by polling: the listing finds it, once', async () => {
+    const c = await linkedCaller();
+    const conv = await finishedInbound(c.agentId);
+    const deps = {
+      db: t.db,
+      provider: elevenlabs().provider,
+      lifecycle: t.services.lifecycle,
+      clock: t.clock,
+    };
+    assert.equal(await reconcileMissedCalls(deps), 1);
+    assert.equal(await reconcileMissedCalls(deps), 0, 'a second pass finds nothing new');
+    const listing = fake.requests.find((r) =>
+      r.path.startsWith(`/v1/convai/conversations?agent_id=${c.agentId}`),
+    );
+    assert.match(listing?.path ?? '', /call_start_after_unix=\d+/);
+    const created = await inboundCallFor(conv.conversation_id);
+    assert.equal(created?.status, 'completed');
+    await t.services.lifecycle.processDue();
+    assert.equal((await delivered(created?.id ?? ''))['call.completed']?.direction, 'incoming');
+  });
+
+  it('reads every cursor page of the conversation list', async () => {
+    const agentId = 'agent_many_conversations';
+    const ids = Array.from(
+      { length: 120 },
+      () => fake.inbound(agentId, 'phnum_many', '+12125550123').conversation_id,
+    );
+    const before = fake.requests.length;
+    const listed = await elevenlabs().provider.conversationsSince(agentId, 0);
+    assert.ok(listed.ok);
+    assert.deepEqual(new Set(listed.value), new Set(ids));
+    const pages = fake.requests
+      .slice(before)
+      .map((r) => new URL(r.path, 'http://x').searchParams.get('cursor'));
+    assert.deepEqual(pages, [null, '100']);
+  });
+
+  describe('webhook signature', () => {
+    it('refuses a bad, a missing and a stale signature with a problem, and changes nothing', async () => {
+      const c = await linkedCaller();
+      const id: string = (await placeCall(t, c, { to_number: CUSTOMER_NUMBER })).body.id;
+      const payload = initiationFailureWebhook(conversationOf(id), 'busy', t.clock.now());
+      const bad = await postWebhook(payload, { secret: 'wsec_someone_else_0123456789' });
+      assert.equal(bad.status, 401);
+      assert.equal(bad.body.code, 'provider.signature_invalid');
+      const stale = await postWebhook(payload, { at: new Date(t.clock.now().getTime() - 10 * 60_000) });
+      assert.equal(stale.status, 401);
+      assert.match(stale.body.detail, /stale/);
+      const future = await postWebhook(payload, { at: new Date(t.clock.now().getTime() + 10 * 60_000) });
+      assert.equal(future.status, 401);
+      const unsigned = await t.request('POST', ELEVENLABS_WEBHOOK_PATH, {
+        rawBody: JSON.stringify(payload),
+        headers: { 'content-type': 'application/json' },
+      });
+      assert.equal(unsigned.status, 401);
+      assert.match(unsigned.body.detail, /missing/);
+      const raw = JSON.stringify(payload);
+      const tampered = await t.request('POST', ELEVENLABS_WEBHOOK_PATH, {
+        rawBody: raw.replace('busy', 'no-answer'),
+        headers: {
+          'content-type': 'application/json',
+          'elevenlabs-signature': signatureHeader(raw, WEBHOOK_SECRET, t.clock.now()),
+        },
+      });
+      assert.equal(tampered.status, 401);
+      assert.equal((await call(id)).status, 'queued', 'no state change');
+      const fresh = await postWebhook(payload, { at: new Date(t.clock.now().getTime() - 60_000) });
+      assert.equal(fresh.status, 200, 'within the tolerance');
+      assert.equal((await call(id)).status, 'busy');
+    });
+
+    it('applies a replayed or out-of-order webhook harmlessly', async () => {
+      const c = await linkedCaller();
+      const id: string = (await placeCall(t, c, { to_number: CUSTOMER_NUMBER })).body.id;
+      const conv = conversationOf(id);
+      fake.progress(conv.conversation_id, 'answer');
+      t.clock.advance(20_000);
+      fake.progress(conv.conversation_id, 'hang_up');
+      fake.progress(conv.conversation_id, 'analysed');
+      const body = JSON.stringify(transcriptionWebhook(conv, t.clock.now()));
+      assert.equal((await postWebhook(null, { raw: body })).body.applied, 3);
+      assert.equal((await postWebhook(null, { raw: body })).body.applied, 0, 'the replay changes nothing');
+      const late = await postWebhook(initiationFailureWebhook(conv, 'busy', t.clock.now()));
+      assert.equal(late.status, 200);
+      assert.equal(late.body.applied, 0, 'a late failure does not move a finished call');
+      await t.services.lifecycle.processDue();
+      assert.deepEqual(await eventTypes(id), ['call.completed', 'call.insight.received']);
+      assert.equal((await call(id)).status, 'completed');
+    });
+  });
+
+  describe('provider failures', () => {
+    after(() => fake.fault('none'));
+
+    it('429 too_many_concurrent_requests → 503 carrier.busy with Retry-After; nothing placed or kept', async () => {
+      const c = await linkedCaller();
+      fake.fault('busy_429');
+      const res = await placeCall(t, c, { to_number: CUSTOMER_NUMBER });
+      fake.fault('none');
+      assert.equal(res.status, 503, res.text);
+      assert.equal(res.body.code, 'carrier.busy');
+      assert.equal(res.headers['retry-after'], '7');
+      const rows = await t.db
+        .selectFrom('calls')
+        .select('id')
+        .where('customer_id', '=', c.customerId)
+        .execute();
+      assert.deepEqual(rows, []);
+    });
+
+    it('500 → 502 carrier.unavailable', async () => {
+      const c = await linkedCaller();
+      fake.fault('error_500');
+      const res = await placeCall(t, c, { to_number: CUSTOMER_NUMBER });
+      fake.fault('none');
+      assert.equal(res.status, 502, res.text);
+      assert.equal(res.body.code, 'carrier.unavailable');
+    });
+
+    it('a 500 after ElevenLabs did place the call: the retry with the same Idempotency-Key finds it by our call id', async () => {
+      const c = await linkedCaller();
+      fake.fault('placed_then_500');
+      const first = await placeCall(t, c, { to_number: CUSTOMER_NUMBER }, { idempotencyKey: 'placed-500' });
+      fake.fault('none');
+      assert.equal(first.status, 502, first.text);
+      const placements = () =>
+        fake.requests.filter(
+          (r) => r.method === 'POST' && (r.body as { agent_id?: string } | null)?.agent_id === c.agentId,
+        );
+      assert.equal(placements().length, 1);
+      const retry = await placeCall(t, c, { to_number: CUSTOMER_NUMBER }, { idempotencyKey: 'placed-500' });
+      assert.equal(retry.status, 201, retry.text);
+      assert.equal(placements().length, 1, 'found by user_id, not placed again');
+      const tracking = await t.db
+        .selectFrom('call_lifecycle')
+        .selectAll()
+        .where('call_id', '=', retry.body.id)
+        .executeTakeFirstOrThrow();
+      assert.equal(tracking.provider_call_id, conversationOf(retry.body.id).conversation_id);
+    });
+
+    it('a hang past our timeout keeps the call queued, never re-placed; reconciliation finds it by our call id', async () => {
+      const c = await linkedCaller();
+      fake.fault('hang');
+      const first = await placeCall(t, c, { to_number: CUSTOMER_NUMBER }, { idempotencyKey: 'hang-1' });
+      fake.fault('none');
+      assert.equal(first.status, 201, first.text);
+      assert.equal(first.body.status, 'queued');
+      const id: string = first.body.id;
+      const placements = () =>
+        fake.requests.filter(
+          (r) => r.method === 'POST' && (r.body as { agent_id?: string } | null)?.agent_id === c.agentId,
+        );
+      assert.equal(placements().length, 1);
+      const tracking = () =>
+        t.db.selectFrom('call_lifecycle').selectAll().where('call_id', '=', id).executeTakeFirstOrThrow();
+      assert.equal((await tracking()).provider_call_id, null, 'pending-unknown: no handle yet');
+      const retry = await placeCall(t, c, { to_number: CUSTOMER_NUMBER }, { idempotencyKey: 'hang-1' });
+      assert.equal(retry.status, 201);
+      assert.equal(retry.headers['idempotent-replayed'], 'true');
+      assert.equal(placements().length, 1, 'the retry is a replay, not a second placement');
+
+      const deps = {
+        db: t.db,
+        provider: elevenlabs().provider,
+        lifecycle: t.services.lifecycle,
+        clock: t.clock,
+      };
+      assert.equal(await resolveUnconfirmedPlacements(deps), 0, 'not before its own request is surely over');
+      t.clock.advance((UNCONFIRMED_AFTER_SECONDS + 1) * 1000);
+      fake.progress(conversationOf(id).conversation_id, 'answer');
+      assert.equal(await resolveUnconfirmedPlacements(deps), 1);
+      assert.equal((await tracking()).provider_call_id, conversationOf(id).conversation_id);
+      assert.equal((await call(id)).status, 'in_progress');
+      assert.equal(placements().length, 1);
+    });
+
+    it('a placement that timed out and never reached ElevenLabs ends failed (placement_lost), call.completed delivered', async () => {
+      const c = await linkedCaller();
+      fake.fault('hang_unplaced');
+      const res = await placeCall(t, c, { to_number: CUSTOMER_NUMBER });
+      fake.fault('none');
+      assert.equal(res.status, 201, res.text);
+      const id: string = res.body.id;
+      const deps = {
+        db: t.db,
+        provider: elevenlabs().provider,
+        lifecycle: t.services.lifecycle,
+        clock: t.clock,
+      };
+      t.clock.advance((UNCONFIRMED_AFTER_SECONDS + 1) * 1000);
+      assert.equal(await resolveUnconfirmedPlacements(deps), 0, 'ElevenLabs has no conversation for it');
+      t.clock.advance(600_000);
+      await t.services.lifecycle.reconcile();
+      // The test database is shared by every test file of the run: calls of others may be due before this one.
+      await t.services.lifecycle.processDue(1_000);
+      const ended = await call(id);
+      assert.equal(ended.status, 'failed');
+      assert.equal(ended.disconnect_reason, 'placement_lost');
+      assert.equal((await delivered(id))['call.completed']?.status, 'failed');
+    });
+
+    it('an unknown conversation is not_found, and its webhook changes nothing', async () => {
+      const got = await t.services.provider.callEvents('conv_nobody_knows');
+      assert.equal(got.ok, false);
+      assert.equal(got.ok ? null : got.error.code, 'not_found');
+      const ghost: FakeConversation = {
+        ...(await finishedInbound('agent_not_linked_anywhere')),
+      };
+      const hook = await postWebhook(transcriptionWebhook(ghost, t.clock.now()));
+      assert.equal(hook.status, 200);
+      assert.equal(hook.body.applied, 0);
+      assert.equal(await inboundCallFor(ghost.conversation_id), undefined);
+    });
+  });
+
+  it('refuses an outbound call from an assistant not linked to an agent: 422 assistant.not_linked', async () => {
+    const c = await newCaller(t);
+    const res = await placeCall(t, c, { to_number: CUSTOMER_NUMBER });
+    assert.equal(res.status, 422, res.text);
+    assert.equal(res.body.code, 'assistant.not_linked');
+    assert.deepEqual(
+      await t.db.selectFrom('calls').select('id').where('customer_id', '=', c.customerId).execute(),
+      [],
+    );
+  });
+
+  it(`limits the webhook route to ${WEBHOOKS_PER_MINUTE_PER_IP} requests a minute per source address`, async () => {
+    const unsigned = (localAddress: string) =>
+      t.request('POST', ELEVENLABS_WEBHOOK_PATH, {
+        localAddress,
+        rawBody: '{}',
+        headers: { 'content-type': 'application/json' },
+      });
+    for (let sent = 0; sent < WEBHOOKS_PER_MINUTE_PER_IP; sent += 50) {
+      const batch = await Promise.all(Array.from({ length: 50 }, () => unsigned('127.0.0.9')));
+      assert.deepEqual(new Set(batch.map((r) => r.status)), new Set([401]));
+    }
+    const over = await unsigned('127.0.0.9');
+    assert.equal(over.status, 429);
+    assert.equal(over.body.code, 'rate.exceeded_ip');
+    assert.ok(Number(over.headers['retry-after']) > 0);
+    assert.equal((await unsigned('127.0.0.10')).status, 401, 'another address has its own window');
+  });
+
+  it("shows each assistant's agent and agent phone numbers in the dashboard, or that it is not linked", async () => {
+    const c = await linkedCaller();
+    await newAssistant(t, c.customerId, { phoneNumbers: ['+14155550103'] });
+    const { client } = await signedIn(t, c.customerId);
+    try {
+      const page = await client.get('/dashboard/assistants');
+      assert.equal(page.status, 200);
+      assert.ok(page.text.includes(c.agentId));
+      assert.ok(page.text.includes(`${AGENT_NUMBER} → phnum_${agentSeq} (twilio)`));
+      assert.ok(page.text.includes('not linked'));
+    } finally {
+      await client.close();
+    }
+  });
+
+  it('takes a long transcript (far past the API body limit) and refuses one past its own', async () => {
+    const c = await linkedCaller();
+    const conv = await finishedInbound(c.agentId);
+    const payload = transcriptionWebhook(conv, t.clock.now());
+    const turn = { role: 'user', message: 'x'.repeat(1000), time_in_call_secs: 1 };
+    const long = {
+      ...payload,
+      data: { ...payload.data, transcript: Array.from({ length: 500 }, () => turn) },
+    };
+    const res = await postWebhook(long);
+    assert.equal(res.status, 200, res.text);
+    assert.equal((await inboundCallFor(conv.conversation_id))?.status, 'completed');
+    const huge = await postWebhook(null, { raw: 'x'.repeat(WEBHOOK_BODY_LIMIT_BYTES + 1) });
+    assert.equal(huge.status, 413);
+  });
+
+  it('needs no API key on the webhook route and is not part of /api/v1', async () => {
+    const res = await t.request('POST', ELEVENLABS_WEBHOOK_PATH, {
+      rawBody: '{}',
+      headers: { 'content-type': 'application/json' },
+    });
+    assert.equal(res.status, 401);
+    assert.equal(res.body.code, 'provider.signature_invalid', 'refused for its signature, not for a key');
+    for (const raw of ['not json', '{"type":"post_call_transcription"}']) {
+      const signed = await postWebhook(null, { raw });
+      assert.equal(signed.status, 400, raw);
+      assert.equal(signed.body.code, 'provider.payload_invalid');
+    }
+    const other = await postWebhook({ type: 'post_call_audio', event_timestamp: 1, data: {} });
+    assert.equal(other.status, 200, 'event types we do not use are acknowledged');
+    assert.equal(other.body.applied, 0);
+  });
+});

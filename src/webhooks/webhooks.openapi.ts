@@ -1,0 +1,93 @@
+import { EVENT_TYPES, type EventType } from '../db/tables/events.table.ts';
+import { eventEnvelopeSchemas } from './envelope.ts';
+
+const WHEN: Record<EventType, string> = {
+  'call.completed':
+    'After a call ends and post-processing (duration, cost, quality scoring, billing) is complete. ' +
+    'Never carries `external_id`.',
+  'call.insight.received':
+    'When the AI insights of a call are processed; one group per call. `external_id` and `variables` only ' +
+    'on calls placed through POST /outbound-calls.',
+  'call.transcript.ready':
+    'Once the full transcript is ready and stored, typically within 30 seconds of `call.completed` (retried ' +
+    'with backoff for about 2 hours). Only while an active `call.transcript.ready` subscription exists.',
+};
+
+const SIGNING = `Verify before trusting the body: \`X-Svc-Signature-256\` is the hex HMAC-SHA256 of
+\`<X-Svc-Timestamp>.<raw body>\` keyed with the subscription secret (\`whsec_…\`); compare in constant time and
+reject timestamps more than 5 minutes from your clock. Delivery is at-least-once: de-duplicate on \`id\`; order
+the events of one call by \`sequence\`. Answer 2xx within 10 s; anything else is retried (10 s … 24 h), and 10
+consecutive failures disable the subscription. \`410 Gone\` unsubscribes at once.`;
+
+const headerParam = (
+  name: string,
+  description: string,
+  schema: Record<string, unknown>,
+  required = true,
+) => ({
+  name,
+  in: 'header',
+  required,
+  description,
+  schema,
+});
+
+/** The OpenAPI 3.1 `webhooks` object: one POST per event type, with the envelope and the X-Svc-* headers. */
+export function webhookOperations(): Record<string, unknown> {
+  return Object.fromEntries(
+    EVENT_TYPES.map((event) => {
+      const id = eventEnvelopeSchemas[event].meta()?.id;
+      return [
+        event,
+        {
+          post: {
+            operationId: `webhook_${event.replaceAll('.', '_')}`,
+            summary: event,
+            description: `${WHEN[event]}\n\n${SIGNING}`,
+            tags: ['Webhook events'],
+            parameters: [
+              headerParam('X-Svc-Event', 'The event name (same as `event`).', {
+                type: 'string',
+                enum: [event],
+              }),
+              headerParam('X-Svc-Timestamp', 'Unix seconds of this attempt: 10 digits.', {
+                type: 'string',
+                pattern: '^[0-9]{10}$',
+              }),
+              headerParam(
+                'X-Svc-Signature-256',
+                'Hex HMAC-SHA256 of `<timestamp>.<raw body>` with the secret.',
+                {
+                  type: 'string',
+                  pattern: '^[0-9a-f]{64}$',
+                },
+              ),
+              headerParam(
+                'X-Svc-Signature-256-Previous',
+                'During a secret rotation (24 h): the same, with the previous secret.',
+                { type: 'string', pattern: '^[0-9a-f]{64}$' },
+                false,
+              ),
+              headerParam('X-Svc-Event-Id', 'The event id (same as `id`).', {
+                type: 'string',
+                format: 'uuid',
+              }),
+              headerParam('X-Svc-Delivery', 'This delivery; a redelivery gets a new one.', {
+                type: 'string',
+                format: 'uuid',
+              }),
+            ],
+            requestBody: {
+              required: true,
+              content: { 'application/json': { schema: { $ref: `#/components/schemas/${id}` } } },
+            },
+            responses: {
+              '2XX': { description: 'Received. Any other answer, or none within 10 s, is retried.' },
+              '410': { description: 'Gone: disables the subscription at once.' },
+            },
+          },
+        },
+      ];
+    }),
+  );
+}

@@ -1,0 +1,125 @@
+import { createWebhookSender } from './delivery/http-sender.ts';
+import { purgeExpired } from './maintenance/retention.ts';
+import type { ReadinessProbe } from './ops/ops.routes.ts';
+import { createBacklogWatch } from './ops/outbox-backlog.ts';
+import { outboxStats } from './ops/outbox-stats.ts';
+import { createCallbackDelivery } from './outbound/callback-delivery.ts';
+import type { Runtime } from './runtime.ts';
+import { createTranscriptReadyProcessor } from './transcripts/transcript-ready.ts';
+import { createDeliveryWorker, type DeliveryWorker } from './webhooks/delivery-worker.ts';
+
+/** Failed authentication records are kept for investigation this long. */
+const AUTH_FAILURE_RETENTION_DAYS = 30;
+
+/** Runs `task` every `ms`, one run at a time; `stop` waits for the run in progress. */
+function every(ms: number, task: () => Promise<unknown>, onError: (err: unknown) => void) {
+  let running: Promise<unknown> = Promise.resolve();
+  const timer = setInterval(() => {
+    running = running.then(() => task().catch(onError));
+  }, ms);
+  timer.unref();
+  return async () => {
+    clearInterval(timer);
+    await running;
+  };
+}
+
+/**
+ * Everything a worker process does, as configured: webhook deliveries (continuous loop), callback
+ * notifications, call.transcript.ready checks, and retention. In the API process by default, or alone
+ * with the `worker` command.
+ */
+export function createConfiguredWorker(runtime: Runtime): {
+  worker: DeliveryWorker;
+  probe: ReadinessProbe;
+  close(): Promise<void>;
+} {
+  const { config, logger } = runtime;
+  const db = runtime.database.db;
+  const sender = createWebhookSender({
+    timeoutMs: config.webhookTimeoutMs,
+    allowHttp: config.webhookAllowHttp,
+    allowPrivateTargets: config.webhookAllowPrivateTargets,
+  });
+  const worker = createDeliveryWorker({
+    db,
+    clock: runtime.clock,
+    sender,
+    secretBox: runtime.secretBox,
+    logger,
+    concurrency: config.workerConcurrency,
+    perSubscription: Math.max(1, Math.ceil(config.workerConcurrency / 10)),
+    leaseMs: config.webhookTimeoutMs * 3,
+    pollMs: 200,
+    notifications: runtime.database.notifications,
+    onAttempt: (outcome) => runtime.metrics.observeWebhookAttempt(outcome),
+  });
+  const callbacks = createCallbackDelivery({
+    db,
+    clock: runtime.clock,
+    sender,
+    secrets: runtime.services.callbackSecrets,
+    logger,
+    leaseMs: config.webhookTimeoutMs * 3,
+  });
+  const transcriptReady = createTranscriptReadyProcessor({
+    db,
+    clock: runtime.clock,
+    transcripts: runtime.services.transcripts,
+    logger,
+  });
+  const backlog = createBacklogWatch({
+    read: () => outboxStats(db, runtime.clock),
+    thresholdSeconds: config.webhookBacklogWarnSeconds,
+    logger,
+  });
+  const warn = (what: string) => (err: unknown) => logger.warn({ err }, `${what} failed`);
+  const stops = [
+    every(500, () => callbacks.runOnce(), warn('callback delivery')),
+    every(1_000, () => transcriptReady.runOnce(), warn('transcript check')),
+    every(30_000, () => backlog.check(), warn('webhook outbox check')),
+    // Retention is idempotent, so several workers may run it.
+    every(
+      3_600_000,
+      () =>
+        purgeExpired(db, runtime.clock.now(), {
+          webhookLogDays: config.webhookLogRetentionDays,
+          authFailureDays: AUTH_FAILURE_RETENTION_DAYS,
+        }),
+      warn('retention purge'),
+    ),
+  ];
+  const probe: ReadinessProbe = {
+    name: 'worker',
+    async check() {
+      const { running, lastLoopAt } = worker.health();
+      if (!running) throw new Error('not running');
+      if (Date.now() - lastLoopAt > 30_000) throw new Error('delivery loop stalled');
+    },
+    warning: () => backlog.warning(),
+  };
+  return {
+    worker,
+    probe,
+    async close() {
+      await Promise.all(stops.map((stop) => stop()));
+      await worker.stop();
+      await sender.close();
+    },
+  };
+}
+
+/** Outbox depth and the age of the oldest due delivery, read from the database at each scrape. */
+export function registerOutboxGauges(runtime: Runtime): void {
+  const read = () => outboxStats(runtime.database.db, runtime.clock);
+  runtime.metrics.gauge(
+    'webhook_outbox_due',
+    'Deliveries due now and not yet sent',
+    async () => (await read()).due,
+  );
+  runtime.metrics.gauge(
+    'webhook_outbox_oldest_due_seconds',
+    'How long the oldest due delivery has waited',
+    async () => (await read()).oldestDueSeconds,
+  );
+}
