@@ -3,10 +3,10 @@ import crypto from 'node:crypto';
 import { syncBuiltinESMExports } from 'node:module';
 import { after, before, describe, it, mock } from 'node:test';
 import { asForm, field, sameToken } from '../src/dashboard/forms.ts';
+import { signPayload } from '../src/delivery/signature.ts';
 import { createKeyHasher, sameDigest } from '../src/keys/key-hash.ts';
 import { verifyCallback } from '../src/outbound/callback-signing.ts';
 import { createSigner } from '../src/signer.ts';
-import { signPayload } from '../src/webhooks/signature.ts';
 import { figure } from './lib/collector.ts';
 
 const SECTION = 'Security: constant-time comparison';

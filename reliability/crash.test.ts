@@ -4,7 +4,7 @@ import { recordEvent } from '../src/events/events.repository.ts';
 import { type Receiver, startReceiver } from '../src/testing/receiver.ts';
 import { newCustomer, startTestApp, type TestApp } from '../src/testing/test-app.ts';
 import { testDatabaseUrlForChild } from '../src/testing/test-database.ts';
-import { callFor } from '../src/webhooks/webhook-fixtures.ts';
+import { callFor } from '../src/testing/webhook.fixtures.ts';
 import { until } from './lib/client.ts';
 import { figure, rememberSecret, saveLogs } from './lib/collector.ts';
 import { needsPostgres, SERVER_SECRET } from './lib/env.ts';

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { existsSync } from 'node:fs';
 import { after, before, describe, it } from 'node:test';
-import { type DashboardClient, dashboardClient, TEST_PASSWORD } from '../src/dashboard/dashboard.fixtures.ts';
+import { type DashboardClient, dashboardClient, TEST_PASSWORD } from '../src/testing/dashboard.fixtures.ts';
 import { newCustomer, startTestApp, type TestApp, type TestCustomer } from '../src/testing/test-app.ts';
 import { figure, rememberSecret, saveLogs } from './lib/collector.ts';
 import { appRoutes } from './lib/routes.ts';

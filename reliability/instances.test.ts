@@ -1,12 +1,12 @@
 import assert from 'node:assert/strict';
 import { randomInt } from 'node:crypto';
 import { after, before, describe, it } from 'node:test';
-import { dashboardClient, TEST_PASSWORD } from '../src/dashboard/dashboard.fixtures.ts';
 import { generateKey } from '../src/keys/key-format.ts';
+import { dashboardClient, TEST_PASSWORD } from '../src/testing/dashboard.fixtures.ts';
 import { type Receiver, startReceiver } from '../src/testing/receiver.ts';
 import { newCustomer, startTestApp, type TestApp } from '../src/testing/test-app.ts';
 import { testDatabaseUrlForChild } from '../src/testing/test-database.ts';
-import { callFor, emitEvent } from '../src/webhooks/webhook-fixtures.ts';
+import { callFor, emitEvent } from '../src/testing/webhook.fixtures.ts';
 import { type Client, serviceClient, sleep, until } from './lib/client.ts';
 import { figure, rememberSecret, saveLogs } from './lib/collector.ts';
 import { needsBoth, REDIS_URL, SERVER_SECRET } from './lib/env.ts';
@@ -137,10 +137,11 @@ describe('two API instances and two workers over one PostgreSQL and one Redis', 
     assert.equal(Number(attempts?.n), EVENTS, 'one recorded attempt per delivery');
   });
 
-  it('a key revoked through one instance (its dashboard) is refused by the other on the next request', async () => {
+  it('a key revoked through one instance (its dashboard) is refused by the other, and how soon (a figure)', async () => {
     const c = await newCustomer(t);
     rememberSecret('api_key', c.key);
-    assert.equal((await b.send('GET', WHOAMI, { key: c.key })).status, 200);
+    // B holds the key in memory from here on (its listening connection opened with its first lookup).
+    for (let i = 0; i < 5; i++) assert.equal((await b.send('GET', WHOAMI, { key: c.key })).status, 200);
     const email = `owner-${c.customerId.slice(0, 8)}@example.com`;
     await t.services.dashboard.users.createUser({ customerId: c.customerId, email, password: TEST_PASSWORD });
     const { cert } = await childTls();
@@ -164,13 +165,21 @@ describe('two API instances and two workers over one PostgreSQL and one Redis', 
     } finally {
       await browser.close();
     }
-    const next = await b.send('GET', WHOAMI, { key: c.key });
+    // A's answer means the revocation committed; B hears of it through LISTEN/NOTIFY. The delay is reported as a
+    // figure against its 100 ms target, not asserted (a loaded machine must not fail the suite); 5 s is the bound.
+    const committedAt = performance.now();
+    let next = await b.send('GET', WHOAMI, { key: c.key });
+    while (next.status === 200 && performance.now() - committedAt < 5_000) {
+      next = await b.send('GET', WHOAMI, { key: c.key });
+    }
+    const visibleMs = Math.round(performance.now() - committedAt);
     figure({
       section: SECTION,
-      name: 'revoked on A, next request on B',
-      value: `${next.status} ${codeOf(next.body)}`,
-      bound: '401 auth.revoked',
-      ok: next.status === 401 && codeOf(next.body) === 'auth.revoked',
+      name: 'revocation visibility: committed on A → refused by B',
+      value: visibleMs,
+      unit: 'ms',
+      bound: '≤ 100',
+      ok: visibleMs <= 100 && codeOf(next.body) === 'auth.revoked',
     });
     assert.equal(next.status, 401);
     assert.equal(codeOf(next.body), 'auth.revoked');

@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { newCustomer, startTestApp, type TestApp } from '../src/testing/test-app.ts';
 import { testDatabaseUrlForChild } from '../src/testing/test-database.ts';
-import { callFor } from '../src/webhooks/webhook-fixtures.ts';
+import { callFor } from '../src/testing/webhook.fixtures.ts';
 import { type Client, percentile, serviceClient, sleep, until } from './lib/client.ts';
 import { figure, rememberSecret, saveLogs } from './lib/collector.ts';
 import { DATABASE_URL, hostPort, needsPostgres, SERVER_SECRET, via } from './lib/env.ts';

@@ -1,14 +1,14 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { createSecretBox } from '../src/crypto/secret-box.ts';
+import { createWebhookSender } from '../src/delivery/http-sender.ts';
+import { RETRY_DELAYS_SECONDS } from '../src/delivery/retry-schedule.ts';
 import { createLogger } from '../src/logger.ts';
 import { type Receiver, startReceiver } from '../src/testing/receiver.ts';
 import { newCustomer, startTestApp, type TestApp, type TestCustomer } from '../src/testing/test-app.ts';
+import { callFor, emitEvent } from '../src/testing/webhook.fixtures.ts';
 import { AUTO_DISABLE_AFTER } from '../src/webhooks/deliveries.repository.ts';
 import { createDeliveryWorker, type DeliveryWorker } from '../src/webhooks/delivery-worker.ts';
-import { createWebhookSender } from '../src/webhooks/http-sender.ts';
-import { RETRY_DELAYS_SECONDS } from '../src/webhooks/retry-schedule.ts';
-import { callFor, emitEvent } from '../src/webhooks/webhook-fixtures.ts';
 import {
   type BadReceiver,
   hangingReceiver,

@@ -13,6 +13,9 @@ import { FIGURES_FILE, LOGS_DIR, RESULTS_DIR, SECRETS_FILE } from './lib/collect
 
 const REPO = path.resolve(import.meta.dirname, '..');
 const LIMIT_SECONDS = Number(process.env.RELIABILITY_TIME_LIMIT_SECONDS ?? 540);
+// Per test (and hook): a stalled test fails under its own name instead of running into the whole suite's
+// limit. The slowest, the crash test's 10,000-event burst, takes about 130 s.
+const TEST_TIMEOUT_MS = 300_000;
 
 const started = Date.now();
 for (const f of [FIGURES_FILE, SECRETS_FILE]) rmSync(f, { force: true });
@@ -25,6 +28,7 @@ const child = spawn(
     '--test',
     '--test-force-exit',
     '--test-isolation=none',
+    `--test-timeout=${TEST_TIMEOUT_MS}`,
     '--test-reporter=spec',
     ...(files.length ? files : ['reliability/**/*.test.ts']),
   ],

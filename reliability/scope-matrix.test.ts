@@ -1,9 +1,9 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { GRANTABLE_SCOPES, type Scope } from '../src/keys/scopes.ts';
-import { newAssistant } from '../src/outbound/outbound.fixtures.ts';
+import { newAssistant } from '../src/testing/outbound.fixtures.ts';
 import { newCustomer, startTestApp, type TestApp, type TestResponse } from '../src/testing/test-app.ts';
-import { callFor, emitEvent } from '../src/webhooks/webhook-fixtures.ts';
+import { callFor, emitEvent } from '../src/testing/webhook.fixtures.ts';
 import { figure, rememberSecret, saveLogs } from './lib/collector.ts';
 import { SERVER_SECRET } from './lib/env.ts';
 import { codeOf, problemDefect } from './lib/problem.ts';
@@ -120,11 +120,11 @@ const TABLE: Record<
     ok: 202,
     own: (w) => ({
       path: `/api/v1/webhook-subscriptions/${w.subscriptionId}/redeliver`,
-      body: { since: '2020-01-01T00:00:00Z' },
+      body: { since: new Date(Date.now() - 3_600_000).toISOString() },
     }),
     other: (w) => ({
       path: `/api/v1/webhook-subscriptions/${w.subscriptionId}/redeliver`,
-      body: { since: '2020-01-01T00:00:00Z' },
+      body: { since: new Date(Date.now() - 3_600_000).toISOString() },
     }),
   },
   'GET /api/v1/webhook-events': {
