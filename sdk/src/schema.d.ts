@@ -273,7 +273,7 @@ export interface paths {
     put?: never;
     /**
      * Redeliver one event
-     * @description To one subscription, or to every live subscription of its type when none is named.
+     * @description To one subscription, or to every live subscription of its type when none is named. A subscription that still has this event pending (not yet delivered, or waiting for a retry) does not get a second copy: `scheduled` counts only the new deliveries.
      *
      *     Scope: `manage_webhooks`.
      */
@@ -295,7 +295,7 @@ export interface paths {
     put?: never;
     /**
      * Redeliver everything since a time
-     * @description Every event of the subscription's types since `since`, up to 10,000 per request (ask again with a later `since` for more): the catch-up after downtime or an auto-disable.
+     * @description Every event of the subscription's types since `since`: the catch-up after downtime or an auto-disable. `since` may reach back at most 7 days (earlier: 422 `input.invalid`). An event still pending for this subscription is not queued again, so repeating the request adds nothing twice: `scheduled` counts only the new deliveries. Up to 10,000 per request; asking again continues past what is already pending.
      *
      *     Scope: `manage_webhooks`.
      */
@@ -836,6 +836,8 @@ export interface components {
               | 'input.malformed'
               | 'input.unsupported_media_type'
               | 'input.too_large'
+              | 'input.headers_too_large'
+              | 'input.timeout'
               | 'route.not_found'
               | 'route.method_not_allowed'
               | 'service.unavailable'
@@ -844,6 +846,10 @@ export interface components {
               | 'outbound.spend_cap_exceeded'
               | 'outbound.assistant_inactive'
               | 'outbound.assistant_no_phone_number'
+              | 'assistant.not_linked'
+              | 'carrier.busy'
+              | 'provider.signature_invalid'
+              | 'provider.payload_invalid'
               | 'transcript.not_found'
             )
           | null;
@@ -945,6 +951,7 @@ export interface components {
       is_active: boolean;
       /** Format: date-time */
       created_at: string;
+      /** @description The current failure streak: failed deliveries since the last success, a failure starting within 5 s of the last counted one folded into it (one outage counts once). 10 disables the subscription. */
       consecutive_failures: number;
       disabled_reason: string | null;
       /** @description The new secret, shown this once. */
@@ -1076,6 +1083,7 @@ export interface components {
       is_active: boolean;
       /** Format: date-time */
       created_at: string;
+      /** @description The current failure streak: failed deliveries since the last success, a failure starting within 5 s of the last counted one folded into it (one outage counts once). 10 disables the subscription. */
       consecutive_failures: number;
       disabled_reason: string | null;
       /** @description Prefixed `whsec_`. Returned only on creation (201), never again. */
@@ -1793,7 +1801,7 @@ export interface operations {
           };
         };
       };
-      /** @description Problem: `input.invalid`, `outbound.assistant_inactive`, `outbound.assistant_no_phone_number`. */
+      /** @description Problem: `input.invalid`, `outbound.assistant_inactive`, `outbound.assistant_no_phone_number`, `assistant.not_linked`. */
       422: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
@@ -1805,7 +1813,11 @@ export interface operations {
         content: {
           'application/problem+json': components['schemas']['Problem'] & {
             /** @enum {string} */
-            code: 'input.invalid' | 'outbound.assistant_inactive' | 'outbound.assistant_no_phone_number';
+            code:
+              | 'input.invalid'
+              | 'outbound.assistant_inactive'
+              | 'outbound.assistant_no_phone_number'
+              | 'assistant.not_linked';
           };
         };
       };
@@ -1855,6 +1867,22 @@ export interface operations {
           'application/problem+json': components['schemas']['Problem'] & {
             /** @enum {string} */
             code: 'carrier.unavailable';
+          };
+        };
+      };
+      /** @description Problem: `carrier.busy`. */
+      503: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
+          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
+          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'] & {
+            /** @enum {string} */
+            code: 'carrier.busy';
           };
         };
       };

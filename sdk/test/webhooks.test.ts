@@ -5,8 +5,8 @@ import { after, before, describe, it } from 'node:test';
 import { webhookHandler } from '../../examples/webhook-receiver.ts';
 import { type ReceivedRequest, type Receiver, startReceiver } from '../../src/testing/receiver.ts';
 import { newCustomer, startTestApp, type TestApp } from '../../src/testing/test-app.ts';
+import { callFor, emitEvent, testWorker } from '../../src/testing/webhook.fixtures.ts';
 import type { DeliveryWorker } from '../../src/webhooks/delivery-worker.ts';
-import { callFor, emitEvent, testWorker } from '../../src/webhooks/webhook-fixtures.ts';
 import {
   verifyWebhook,
   type WebhookEvent,
