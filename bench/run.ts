@@ -1,5 +1,5 @@
 /**
- * `npm run bench [-- --quick] [--scenario N] [--backend NAME] [--tool NAME]`: every scenario of issue 8
+ * `npm run bench [-- --quick] [--scenario N] [--backend NAME] [--tool NAME]`: every benchmark scenario
  * on the embedded default and, with DATABASE_URL (and REDIS_URL), on PostgreSQL (and Redis). Prints one
  * table and writes a JSON report to bench/results/. See docs/performance.md.
  */
@@ -32,6 +32,7 @@ import {
   startServiceTimed,
 } from './scenarios/s1-list-calls.ts';
 import { authRows, helloFloor, whoami } from './scenarios/s2-auth.ts';
+import { revocationVisibility } from './scenarios/s2-revocation.ts';
 import { pagination } from './scenarios/s3-pagination.ts';
 import { webhooks } from './scenarios/s4-webhooks.ts';
 import { outbound } from './scenarios/s5-outbound.ts';
@@ -88,7 +89,15 @@ async function runBackend(
   }
   if (has(2)) {
     log(`scenario 2: GET /auth/whoami, ${backend.redisUrl ? 'Redis' : 'in-memory'} limiter, then the floor`);
-    const byDefault = await withService(ctx, {}, (url) => whoami(ctx, url));
+    const byDefault = await withService(ctx, {}, async (url) => {
+      const r = await whoami(ctx, url);
+      // Another process can change keys only beside PostgreSQL; PGlite's one process empties its own cache.
+      if (backend.databaseUrl) {
+        log('scenario 2: revocation visibility');
+        await revocationVisibility(ctx, url);
+      }
+      return r;
+    });
     const floor = await helloFloor(ctx);
     if (backend.redisUrl) {
       log('scenario 2: GET /auth/whoami, in-memory limiter');

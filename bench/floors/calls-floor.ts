@@ -7,11 +7,11 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { listCallRows } from '../../src/calls/calls.read.repository.ts';
-import type { CallDirection } from '../../src/calls/calls.table.ts';
 import { rowToCall } from '../../src/calls/calls.views.ts';
 import type { SeededKey } from '../../src/cli/seed-dataset.ts';
 import { lockDataDir } from '../../src/db/data-dir-lock.ts';
 import { openDatabase } from '../../src/db/database.ts';
+import type { CallDirection } from '../../src/db/tables/calls.table.ts';
 import { createCursorCodec, positionOfRow } from '../../src/pagination/cursor.ts';
 import { createSigner } from '../../src/signer.ts';
 import { sendJson, serveFloor } from './floor-server.ts';

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
-import type { WebhookSender } from '../../src/webhooks/http-sender.ts';
-import { signPayload, unixSeconds } from '../../src/webhooks/signature.ts';
+import type { WebhookSender } from '../../src/delivery/http-sender.ts';
+import { signPayload, unixSeconds } from '../../src/delivery/signature.ts';
 
 export type PostsFloor = { posts: number; failed: number; seconds: number; perSecond: number };
 

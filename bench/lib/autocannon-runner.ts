@@ -5,7 +5,8 @@
  */
 import fs from 'node:fs';
 import autocannon from 'autocannon';
-import type { LoadResult, LoadSpec } from './load.ts';
+import type { LoadResult } from './load.ts';
+import type { LoadSpec } from './load-spec.ts';
 
 const spec = JSON.parse(process.argv[2] ?? '{}') as LoadSpec;
 const lines = (file: string | undefined) =>

@@ -30,6 +30,8 @@ export type Sizes = {
   /** Steady event rate and duration of the latency run. */
   latencyEventsPerSecond: number;
   latencySeconds: number;
+  /** Duration of the burst-with-a-blip run (same rate; one receiver answers 500 for 2 s of it). */
+  blipSeconds: number;
   /** Events in the run with one receiver that never answers (and in its baseline). */
   hangEvents: number;
   /** The same on PGlite. */
@@ -55,6 +57,7 @@ export const FULL: Sizes = {
   webhookSubscriptions: 10,
   latencyEventsPerSecond: 1000,
   latencySeconds: 10,
+  blipSeconds: 10,
   hangEvents: 2_000,
   hangEventsEmbedded: 100,
   profileSeconds: 10,
@@ -78,6 +81,7 @@ export const QUICK: Sizes = {
   webhookSubscriptions: 10,
   latencyEventsPerSecond: 1000,
   latencySeconds: 1,
+  blipSeconds: 4,
   hangEvents: 100,
   hangEventsEmbedded: 10,
   profileSeconds: 2,

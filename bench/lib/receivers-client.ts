@@ -7,7 +7,9 @@ export type Receivers = {
   urls: string[];
   hangUrl: string;
   reset(): Promise<void>;
-  counts(): Promise<{ counts: number[]; hung: number }>;
+  counts(): Promise<{ counts: number[]; hung: number; blipped: number }>;
+  /** Receiver `receiver` answers 500 for the next `ms`. */
+  blip(receiver: number, ms: number): Promise<void>;
   records(): Promise<[string, number, number][]>;
   close(): Promise<void>;
 };
@@ -53,7 +55,10 @@ export async function startReceivers(count: number, env: NodeJS.ProcessEnv): Pro
     },
     counts: async () => {
       const m = await ask({ type: 'counts' }, 'counts');
-      return { counts: m.counts, hung: m.hung };
+      return { counts: m.counts, hung: m.hung, blipped: m.blipped };
+    },
+    blip: async (receiver, ms) => {
+      await ask({ type: 'blip', receiver, ms }, 'counts');
     },
     records: async () => (await ask({ type: 'records' }, 'records')).records,
     close: () =>

@@ -2,7 +2,8 @@
  * Webhook receivers for scenario 4, in their own process so they never share an event loop with the
  * worker under test: `count` receivers on loopback (even ones plain HTTP, odd ones HTTPS with the bench
  * certificate) that answer 200 at once and note when each delivery arrived, plus one that reads the
- * request and never answers. Driven over IPC: `reset`, `counts`, `records`.
+ * request and never answers. Driven over IPC: `reset`, `counts`, `records`, and `blip` (receiver `receiver`
+ * answers 500 for the next `ms`; those answers are counted as `blipped`, not as received).
  * Run: node bench/lib/receivers.ts <count>  (TLS_CERT_FILE / TLS_KEY_FILE in the environment)
  */
 import fs from 'node:fs';
@@ -12,9 +13,13 @@ import type { AddressInfo } from 'node:net';
 
 export type ReceiverMessage =
   | { type: 'ready'; urls: string[]; hangUrl: string }
-  | { type: 'counts'; counts: number[]; hung: number }
+  | { type: 'counts'; counts: number[]; hung: number; blipped: number }
   | { type: 'records'; records: [eventId: string, receiver: number, atMs: number][] };
-export type ReceiverCommand = { type: 'reset' } | { type: 'counts' } | { type: 'records' };
+export type ReceiverCommand =
+  | { type: 'reset' }
+  | { type: 'counts' }
+  | { type: 'records' }
+  | { type: 'blip'; receiver: number; ms: number };
 
 const now = () => performance.timeOrigin + performance.now();
 
@@ -26,6 +31,8 @@ async function main() {
   };
   let counts = new Array<number>(count).fill(0);
   let hung = 0;
+  let blipped = 0;
+  const failUntil = new Array<number>(count).fill(0);
   let records: [string, number, number][] = [];
   const servers: (http.Server | https.Server)[] = [];
   const listen = async (server: http.Server | https.Server, scheme: string) => {
@@ -38,6 +45,11 @@ async function main() {
     const handler = (req: http.IncomingMessage, res: http.ServerResponse) => {
       req.resume();
       req.on('end', () => {
+        if (now() < (failUntil[i] ?? 0)) {
+          blipped += 1;
+          res.writeHead(500, { 'content-type': 'text/plain', 'content-length': 2 }).end('no');
+          return;
+        }
         counts[i] = (counts[i] ?? 0) + 1;
         records.push([String(req.headers['x-svc-event-id'] ?? ''), i, now()]);
         res.writeHead(200, { 'content-type': 'text/plain', 'content-length': 2 }).end('ok');
@@ -62,9 +74,13 @@ async function main() {
     if (m.type === 'reset') {
       counts = new Array<number>(count).fill(0);
       hung = 0;
+      blipped = 0;
       records = [];
-      send({ type: 'counts', counts, hung });
-    } else if (m.type === 'counts') send({ type: 'counts', counts, hung });
+      send({ type: 'counts', counts, hung, blipped });
+    } else if (m.type === 'blip') {
+      failUntil[m.receiver] = now() + m.ms;
+      send({ type: 'counts', counts, hung, blipped });
+    } else if (m.type === 'counts') send({ type: 'counts', counts, hung, blipped });
     else send({ type: 'records', records });
   });
   process.on('disconnect', () => process.exit(0));

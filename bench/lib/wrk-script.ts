@@ -1,4 +1,4 @@
-import type { LoadSpec } from './load.ts';
+import type { LoadSpec } from './load-spec.ts';
 
 /**
  * The wrk Lua script of a load run. Every request is built in Lua (`request()`), so each one carries

@@ -2,7 +2,8 @@ import path from 'node:path';
 import { addRaw, addRow, CONNECTIONS, type Ctx, THREADS } from '../lib/context.ts';
 import { firstOk } from '../lib/https-get.ts';
 import { resetLimiterWindows } from '../lib/limiter-reset.ts';
-import { type LoadResult, type LoadSpec, runLoad } from '../lib/load.ts';
+import { type LoadResult, runLoad } from '../lib/load.ts';
+import type { LoadSpec } from '../lib/load-spec.ts';
 import { fmt, judge, ms, rps, validity } from '../lib/report.ts';
 import { type RunningService, startFloor, startService } from '../lib/service.ts';
 

@@ -1,5 +1,6 @@
 import { addRaw, addRow, CONNECTIONS, type Ctx, THREADS } from '../lib/context.ts';
-import { type LoadResult, type LoadSpec, runLoad } from '../lib/load.ts';
+import { type LoadResult, runLoad } from '../lib/load.ts';
+import type { LoadSpec } from '../lib/load-spec.ts';
 import { judge, ms, rps, validity } from '../lib/report.ts';
 import { startFloor } from '../lib/service.ts';
 
@@ -35,8 +36,10 @@ export async function helloFloor(ctx: Ctx): Promise<LoadResult> {
 
 export function authRows(ctx: Ctx, floor: LoadResult, runs: { memory?: LoadResult; redis?: LoadResult }) {
   addRaw(ctx, 's2', { floor, ...runs });
+  // The embedded default is held to 0.5: its database runs in the service's own process and event loop.
+  const memoryTarget = ctx.backend.name === 'embedded' ? 0.5 : 0.6;
   for (const [limiter, r, target] of [
-    ['in-memory', runs.memory, 0.6],
+    ['in-memory', runs.memory, memoryTarget],
     ['Redis', runs.redis, 0.4],
   ] as const) {
     if (!r) continue;

@@ -1,7 +1,18 @@
 import type { PostsFloor } from '../floors/webhook-posts.ts';
 import { addRaw, addRow, type Ctx } from '../lib/context.ts';
 import { fmt, judge } from '../lib/report.ts';
-import type { Latency } from './s4-webhooks.ts';
+
+/** Commit → receipt at a steady event rate (measured by s4-webhooks.ts). */
+export type Latency = {
+  askedPerSecond: number;
+  achievedPerSecond: number;
+  events: number;
+  received: number;
+  expected: number;
+  p50: number;
+  p99: number;
+  max: number;
+};
 
 type Drain = { seconds: number; delivered: number; complete: boolean };
 
@@ -19,6 +30,7 @@ export function webhookRows(
     base: Drain;
     withHang: Drain;
     hung: number;
+    blip: { latency: Latency; blipped: number; is_active: boolean; consecutive_failures: number };
   },
 ): void {
   addRaw(ctx, 's4', r);
@@ -65,6 +77,17 @@ export function webhookRows(
     target: '≥ 0.90',
     status: judge(drop <= 0.1 && r.withHang.complete),
     tool: 'bench (undici)',
-    note: `${fmt(r.hung)} requests left hanging (10 s timeout, 5 of 50 slots per subscription)`,
+    note: `${fmt(r.hung)} requests left hanging (10 s timeout; 5 of 50 slots per subscription, halved after each round of timeouts)`,
+  });
+  const b = r.blip;
+  addRow(ctx, {
+    scenario: 4,
+    what: `burst with a blip: ${fmt(b.latency.askedPerSecond)} events/s × ${r.subscriptions} subscriptions (${fmt(b.latency.achievedPerSecond)} recorded), one receiver answering 500 for 2 s`,
+    value: `${fmt(b.latency.received)} of ${fmt(b.latency.expected)} delivered; p50 ${latencyMs(b.latency.p50)}, p99 ${latencyMs(b.latency.p99)}`,
+    ratio: Number.isFinite(b.latency.p99) ? b.latency.p99 : null,
+    target: 'not disabled, all delivered',
+    status: judge(b.is_active && b.latency.received >= b.latency.expected),
+    tool: 'bench (undici)',
+    note: `${fmt(b.blipped)} answers 500 during the blip; subscription ${b.is_active ? 'active' : 'disabled'}, streak ${b.consecutive_failures}; the failed deliveries are retried 10 s (±20 %) later, which is the p99`,
   });
 }

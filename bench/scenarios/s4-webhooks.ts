@@ -8,22 +8,22 @@ import { systemClock } from '../../src/clock.ts';
 import { createSecretBox } from '../../src/crypto/secret-box.ts';
 import { type Database, type DatabaseHandle, openDatabase } from '../../src/db/database.ts';
 import { migrateToLatest } from '../../src/db/migrate.ts';
-import { recordEvent } from '../../src/events/events.repository.ts';
+import { createWebhookSender } from '../../src/delivery/http-sender.ts';
+import { newWebhookSecret } from '../../src/delivery/signature.ts';
+import { recordEvents } from '../../src/events/events.repository.ts';
 import { newSubscriptionId } from '../../src/ids.ts';
 import { createKeyHasher } from '../../src/keys/key-hash.ts';
 import { createDeliveryWorker, type DeliveryWorker } from '../../src/webhooks/delivery-worker.ts';
 import { envelopeOf } from '../../src/webhooks/envelope.ts';
-import { createWebhookSender } from '../../src/webhooks/http-sender.ts';
-import { newWebhookSecret } from '../../src/webhooks/signature.ts';
 import { signedPosts } from '../floors/webhook-posts.ts';
 import { dropDatabase, ensureDatabase, siblingDatabaseUrl } from '../lib/backend.ts';
 import type { Ctx } from '../lib/context.ts';
 import { BENCH_SERVER_SECRET } from '../lib/paths.ts';
 import { sleep } from '../lib/proc.ts';
 import { type Receivers, startReceivers } from '../lib/receivers-client.ts';
-import { webhookRows } from './s4-rows.ts';
+import { type Latency, webhookRows } from './s4-rows.ts';
 
-/** As the service runs its worker (src/webhooks/worker-runtime.ts with the default configuration). */
+/** As the service runs its worker (src/worker.ts with the default configuration). */
 export const WORKER = { concurrency: 50, perSubscription: 5, timeoutMs: 10_000, pollMs: 200 };
 const CALLS = 1000;
 const WEBHOOK_DB = 'voice_calls_bench_webhooks';
@@ -62,25 +62,24 @@ const eventData = (callId: string, n: number) => ({
 
 let eventCounter = 0;
 
-/** Records `n` call.completed events in transactions of `batch`, as the service does (outbox included). */
-async function recordEvents(s: Stage, n: number, batch: number, onCommit?: (ids: string[]) => void) {
+/**
+ * Records `n` call.completed events in transactions of `batch`, each transaction one `recordEvents` statement
+ * (events, their outbox rows and the workers' wake-up), as a burst is recorded.
+ */
+async function recordBatches(s: Stage, n: number, batch: number, onCommit?: (ids: string[]) => void) {
   for (let done = 0; done < n; done += batch) {
-    const ids = await s.db.transaction().execute(async (tx) => {
-      const out: string[] = [];
-      for (let i = 0; i < Math.min(batch, n - done); i++) {
-        const callId = s.callIds[eventCounter++ % s.callIds.length] ?? '';
-        const row = await recordEvent(tx, {
-          customerId: s.customerId,
-          type: 'call.completed',
-          callId,
-          data: eventData(callId, eventCounter),
-          occurredAt: new Date(),
-        });
-        out.push(row.id);
-      }
-      return out;
+    const events = Array.from({ length: Math.min(batch, n - done) }, () => {
+      const callId = s.callIds[eventCounter++ % s.callIds.length] ?? '';
+      return {
+        customerId: s.customerId,
+        type: 'call.completed' as const,
+        callId,
+        data: eventData(callId, eventCounter),
+        occurredAt: new Date(),
+      };
     });
-    onCommit?.(ids);
+    const rows = await s.db.transaction().execute((tx) => recordEvents(tx, events));
+    onCommit?.(rows.map((r) => r.id));
   }
 }
 
@@ -177,6 +176,7 @@ export async function webhooks(ctx: Ctx): Promise<void> {
       perSubscription: WORKER.perSubscription,
       leaseMs: WORKER.timeoutMs * 3,
       pollMs: WORKER.pollMs,
+      notifications: handle.notifications,
     });
   try {
     const seeded = await seedDataset(
@@ -226,7 +226,7 @@ export async function webhooks(ctx: Ctx): Promise<void> {
 
     // Throughput: events × subscriptions deliveries, recorded first, then drained.
     const recordStart = performance.now();
-    await recordEvents(stage, events, 100);
+    await recordBatches(stage, events, 100);
     const recordSeconds = (performance.now() - recordStart) / 1000;
     ctx.log(
       `  recorded ${events} events in ${recordSeconds.toFixed(1)} s; draining ${events * nSubs} deliveries`,
@@ -256,14 +256,44 @@ export async function webhooks(ctx: Ctx): Promise<void> {
     // What the latency run could not deliver in time is dropped, so the next runs start from an empty queue.
     await sql`delete from webhook_deliveries where status = 'pending'`.execute(handle.db);
 
+    // A burst with a blip: the same steady rate while the first receiver answers 500 for 2 s, one second in.
+    // Its failed deliveries are retried 10 s (±20 %) later, and the run queues more than the worker drains per
+    // second: the wait covers the retries and the backlog at the rate measured above.
+    const drainRate = throughput.delivered / throughput.seconds;
+    const blipWaitMs =
+      15_000 + ((sizes.blipSeconds * sizes.latencyEventsPerSecond * nSubs) / drainRate) * 1000;
+    worker = newWorker();
+    await receivers.reset();
+    worker.start();
+    const blipLatency = await steadyLatency(
+      stage,
+      receivers,
+      nSubs,
+      sizes.latencyEventsPerSecond,
+      sizes.blipSeconds,
+      { waitMs: blipWaitMs, blip: { atMs: 1_000, receiver: 0, ms: 2_000 } },
+    );
+    await worker.stop();
+    const { blipped } = await receivers.counts();
+    const blipSub = await handle.db
+      .selectFrom('webhook_subscriptions')
+      .select(['is_active', 'consecutive_failures'])
+      .where('id', '=', subs[0] ?? '')
+      .executeTakeFirstOrThrow();
+    const blipRun = { latency: blipLatency, blipped, ...blipSub };
+    ctx.log(
+      `  burst with a blip at ${Math.round(blipLatency.achievedPerSecond)} events/s: ${blipped} answers 500, ${blipLatency.received} of ${blipLatency.expected} delivered, p99 ${blipLatency.p99.toFixed(0)} ms, ${blipSub.is_active ? 'still active' : 'DISABLED'} (streak ${blipSub.consecutive_failures})`,
+    );
+    await sql`delete from webhook_deliveries where status = 'pending'`.execute(handle.db);
+
     // A receiver that never answers: the other ten's rate with and without it.
     const hang = ctx.backend.name === 'postgres' ? sizes.hangEvents : sizes.hangEventsEmbedded;
-    await recordEvents(stage, hang, 100);
+    await recordBatches(stage, hang, 100);
     worker = newWorker();
     const base = await drain(stage, worker, receivers, subs, hang * nSubs, 600_000);
     await worker.stop();
     const hangSub = await addSubscriptions(stage, [receivers.hangUrl], secretBox.seal(secret));
-    await recordEvents(stage, hang, 100);
+    await recordBatches(stage, hang, 100);
     worker = newWorker();
     const withHang = await drain(stage, worker, receivers, subs, hang * nSubs, 600_000);
     const { hung } = await receivers.counts();
@@ -284,6 +314,7 @@ export async function webhooks(ctx: Ctx): Promise<void> {
       base,
       withHang,
       hung,
+      blip: blipRun,
     });
   } finally {
     await receivers.close();
@@ -292,17 +323,6 @@ export async function webhooks(ctx: Ctx): Promise<void> {
     await handle.drop();
   }
 }
-
-export type Latency = {
-  askedPerSecond: number;
-  achievedPerSecond: number;
-  events: number;
-  received: number;
-  expected: number;
-  p50: number;
-  p99: number;
-  max: number;
-};
 
 /**
  * Records events at `perSecond` for `seconds` (a transaction every 10 ms with the events due by then),
@@ -314,16 +334,22 @@ async function steadyLatency(
   nSubs: number,
   perSecond: number,
   seconds: number,
+  o: { waitMs?: number; blip?: { atMs: number; receiver: number; ms: number } } = {},
 ): Promise<Latency> {
   const committed = new Map<string, number>();
   const started = performance.now();
   const end = started + seconds * 1000;
   let recorded = 0;
+  let blip = o.blip;
   while (performance.now() < end) {
+    if (blip && performance.now() - started >= blip.atMs) {
+      await receivers.blip(blip.receiver, blip.ms);
+      blip = undefined;
+    }
     const due = Math.floor(((performance.now() - started) / 1000) * perSecond) - recorded;
     if (due > 0) {
       const n = Math.min(due, Math.ceil(perSecond / 20));
-      await recordEvents(s, n, n, (ids) => {
+      await recordBatches(s, n, n, (ids) => {
         const at = performance.timeOrigin + performance.now();
         for (const id of ids) committed.set(id, at);
       });
@@ -333,7 +359,7 @@ async function steadyLatency(
   }
   const producedSeconds = (performance.now() - started) / 1000;
   const expected = recorded * nSubs;
-  const deadline = performance.now() + 2_000 + seconds * 2000;
+  const deadline = performance.now() + (o.waitMs ?? 2_000 + seconds * 2000);
   for (;;) {
     const { counts } = await receivers.counts();
     if (counts.reduce((a, b) => a + b, 0) >= expected || performance.now() > deadline) break;

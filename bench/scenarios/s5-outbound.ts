@@ -1,5 +1,6 @@
 import { addRaw, addRow, CONNECTIONS, type Ctx, THREADS } from '../lib/context.ts';
-import { type LoadResult, type LoadSpec, runLoad } from '../lib/load.ts';
+import { type LoadResult, runLoad } from '../lib/load.ts';
+import type { LoadSpec } from '../lib/load-spec.ts';
 import { ms, rps, validity } from '../lib/report.ts';
 
 /**
