@@ -11,9 +11,16 @@ import { createDeliveryWorker, type DeliveryWorker } from './webhooks/delivery-w
 /** Failed authentication records are kept for investigation this long. */
 const AUTH_FAILURE_RETENTION_DAYS = 30;
 
-/** Runs `task` every `ms`, one run at a time; `stop` waits for the run in progress. */
-function every(ms: number, task: () => Promise<unknown>, onError: (err: unknown) => void) {
-  let running: Promise<unknown> = Promise.resolve();
+/**
+ * Runs `task` every `ms` (and once at once when `now`), one run at a time; `stop` waits for the run in progress.
+ */
+function every(
+  ms: number,
+  task: () => Promise<unknown>,
+  onError: (err: unknown) => void,
+  o: { now?: boolean } = {},
+) {
+  let running: Promise<unknown> = o.now ? task().catch(onError) : Promise.resolve();
   const timer = setInterval(() => {
     running = running.then(() => task().catch(onError));
   }, ms);
@@ -77,7 +84,8 @@ export function createConfiguredWorker(runtime: Runtime): {
   const stops = [
     every(500, () => callbacks.runOnce(), warn('callback delivery')),
     every(1_000, () => transcriptReady.runOnce(), warn('transcript check')),
-    every(30_000, () => backlog.check(), warn('webhook outbox check')),
+    // At start too: a worker started into a backlog says so at once, not 30 s later.
+    every(30_000, () => backlog.check(), warn('webhook outbox check'), { now: true }),
     // Retention is idempotent, so several workers may run it.
     every(
       3_600_000,

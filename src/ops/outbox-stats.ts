@@ -2,7 +2,11 @@ import { sql } from 'kysely';
 import type { Clock } from '../clock.ts';
 import type { Database } from '../db/database.ts';
 
-/** Due deliveries waiting now, and how long the oldest has waited: the two numbers that say the worker keeps up. */
+/**
+ * Due deliveries waiting now, and how long the oldest has waited: the two numbers that say the worker keeps up.
+ * Only those of active subscriptions: a disabled subscription's deliveries wait for it to be re-enabled, not for
+ * a worker, and must not raise the alarm.
+ */
 export async function outboxStats(
   db: Database,
   clock: Clock,
@@ -10,7 +14,10 @@ export async function outboxStats(
   const now = clock.now();
   const { rows } = await sql<{ due: number; oldest: Date | null }>`
     select count(*)::int as due, min(next_attempt_at) as oldest
-    from webhook_deliveries where status = 'pending' and next_attempt_at <= ${now}`.execute(db);
+    from webhook_deliveries d
+    where d.status = 'pending' and d.next_attempt_at <= ${now}
+      and exists (select 1 from webhook_subscriptions s
+                  where s.id = d.subscription_id and s.is_active and s.deleted_at is null)`.execute(db);
   const row = rows[0];
   const oldest = row?.oldest ? new Date(row.oldest) : null;
   return {

@@ -16,7 +16,7 @@ import type { TestApp } from './test-app.ts';
 
 /** One assistant and one finished call for the customer: something events can be about. */
 export async function callFor(
-  t: TestApp,
+  t: Pick<TestApp, 'db' | 'clock' | 'services'>,
   customerId: string,
   seed = 1,
 ): Promise<{ callId: string; assistant: AssistantRow }> {
@@ -41,7 +41,7 @@ export async function callFor(
 
 /** Records an event the way the lifecycle does: in a transaction, which also writes its deliveries. */
 export async function emitEvent(
-  t: TestApp,
+  t: Pick<TestApp, 'db' | 'clock'>,
   customerId: string,
   callId: string,
   type: EventType = 'call.completed',

@@ -1,0 +1,70 @@
+import assert from 'node:assert/strict';
+import { after, before, describe, it } from 'node:test';
+import { ManualClock } from './clock.ts';
+import { loadConfig } from './config.ts';
+import { createSecretBox } from './crypto/secret-box.ts';
+import { createLogger } from './logger.ts';
+import { createMetrics } from './ops/metrics.ts';
+import type { Runtime } from './runtime.ts';
+import { newCustomer, startTestApp, type TestApp } from './testing/test-app.ts';
+import { testDatabase } from './testing/test-database.ts';
+import { callFor, emitEvent } from './testing/webhook.fixtures.ts';
+import { createConfiguredWorker } from './worker.ts';
+
+const SERVER_SECRET = 'worker-entry-test-secret-0123456789abcdef';
+
+describe('the worker entry (src/worker.ts) as configured', () => {
+  let t: TestApp;
+  before(async () => {
+    t = await startTestApp({ serverSecret: SERVER_SECRET });
+  });
+  after(async () => {
+    await t.close();
+  });
+
+  it('reports an outbox behind by more than WEBHOOK_BACKLOG_WARN_SECONDS at start: a log line and a readiness warning', async () => {
+    // The test database is shared: the worker reads it at a clock in 2001, where only this test's delivery is due.
+    const T0 = new Date('2001-01-01T00:00:00Z');
+    const c = await newCustomer(t);
+    const sub = await t.request('POST', '/api/v1/webhook-subscriptions', {
+      key: c.key,
+      body: { url: 'http://127.0.0.1:9/backlog', events: ['call.completed'] },
+    });
+    assert.equal(sub.status, 201, sub.text);
+    const { callId } = await callFor(t, c.customerId);
+    const event = await emitEvent(t, c.customerId, callId);
+    // Due at T0 and out with another worker for now, so this one cannot take it.
+    await t.db
+      .updateTable('webhook_deliveries')
+      .set({ next_attempt_at: T0, leased_until: new Date('2100-01-01') })
+      .where('event_id', '=', event.id)
+      .execute();
+
+    const lines: { level: number; msg: string; due?: number; oldest_due_seconds?: number }[] = [];
+    const logger = createLogger('info', { write: (line: string) => lines.push(JSON.parse(line)) });
+    const database = await testDatabase();
+    const runtime = {
+      config: loadConfig({ WEBHOOK_BACKLOG_WARN_SECONDS: '120' }),
+      database,
+      services: t.services,
+      secretBox: createSecretBox(SERVER_SECRET),
+      metrics: createMetrics(),
+      clock: new ManualClock(new Date(T0.getTime() + 121_000)),
+      logger,
+    } as unknown as Runtime;
+    const { probe, close } = createConfiguredWorker(runtime);
+    try {
+      const deadline = Date.now() + 20_000;
+      while (probe.warning?.() == null && Date.now() < deadline) await new Promise((r) => setTimeout(r, 20));
+      assert.equal(
+        probe.warning?.(),
+        'webhook outbox behind: 1 deliveries due, the oldest for 121 s (threshold 120 s)',
+      );
+      const warned = lines.find((l) => l.msg.startsWith('webhook outbox is behind'));
+      assert.equal(warned?.level, 40);
+      assert.deepEqual([warned?.due, warned?.oldest_due_seconds], [1, 121]);
+    } finally {
+      await close();
+    }
+  });
+});
