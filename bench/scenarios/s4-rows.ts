@@ -34,6 +34,8 @@ export function webhookRows(
   },
 ): void {
   addRaw(ctx, 's4', r);
+  // Issue 17: 0.6 of the floor on PostgreSQL, 0.3 on PGlite (one connection in the worker's own event loop).
+  const durableTarget = ctx.backend.name === 'postgres' ? 0.6 : 0.3;
   const rate = r.throughput.delivered / r.throughput.seconds;
   const ratio = rate / r.floor.perSecond;
   addRow(ctx, {
@@ -41,8 +43,8 @@ export function webhookRows(
     what: `durable deliveries/s (${fmt(r.events)} events × ${r.subscriptions} subscriptions) ÷ signed POSTs/s, same client`,
     value: `${fmt(rate)}/s vs ${fmt(r.floor.perSecond)}/s`,
     ratio,
-    target: '≥ 0.5',
-    status: judge(ratio >= 0.5 && r.throughput.complete),
+    target: `≥ ${durableTarget}`,
+    status: judge(ratio >= durableTarget && r.throughput.complete),
     tool: 'bench (undici)',
     note: [
       r.throughput.complete ? '' : `only ${fmt(r.throughput.delivered)} delivered within the bound`,
@@ -59,8 +61,8 @@ export function webhookRows(
     what: `commit → receipt at ${fmt(l.askedPerSecond)} events/s × ${r.subscriptions} subscriptions (${fmt(l.achievedPerSecond)} events/s recorded)`,
     value: `p50 ${latencyMs(l.p50)}, p99 ${latencyMs(l.p99)}`,
     ratio: Number.isFinite(l.p99) ? l.p99 : null,
-    target: '≤ 500 ms',
-    status: judge(Number.isFinite(l.p99) && l.p99 <= 500 && kept),
+    target: '≤ 300 ms',
+    status: judge(Number.isFinite(l.p99) && l.p99 <= 300 && kept),
     tool: 'bench (undici)',
     note: [
       `${fmt(l.received)} of ${fmt(l.expected)} deliveries received`,
@@ -74,8 +76,8 @@ export function webhookRows(
     what: "the 10 healthy receivers' rate beside one that never answers ÷ without it",
     value: `${fmt(healthy(r.withHang))}/s vs ${fmt(healthy(r.base))}/s`,
     ratio: 1 - drop,
-    target: '≥ 0.90',
-    status: judge(drop <= 0.1 && r.withHang.complete),
+    target: '≥ 0.95',
+    status: judge(drop <= 0.05 && r.withHang.complete),
     tool: 'bench (undici)',
     note: `${fmt(r.hung)} requests left hanging (10 s timeout; 5 of 50 slots per subscription, halved after each round of timeouts)`,
   });
