@@ -10,6 +10,13 @@ import { type ClaimedDelivery, claimDue } from './deliveries.repository.ts';
 import { createEndpointLimits } from './endpoint-limits.ts';
 import { openingOnce, sendAttempt } from './send-attempt.ts';
 
+/**
+ * An attempt out this long stops holding one of the worker's slots (it still holds its subscription's share):
+ * it waits on a socket, not on the worker, and a receiver that hangs must not slow everyone else's deliveries.
+ * At most `concurrency` attempts are set aside so, so a crash repeats at most twice `concurrency` sends.
+ */
+export const SLOW_ATTEMPT_MS = 1_000;
+
 export type DeliveryWorkerOptions = {
   db: Database;
   clock: Clock;
@@ -78,7 +85,9 @@ export function createDeliveryWorker(o: DeliveryWorkerOptions): DeliveryWorker {
   });
   const inFlight = new Map<string, number>();
   const limits = createEndpointLimits({ max: o.perSubscription, clock: o.clock });
-  const running = new Set<Promise<void>>();
+  /** Attempts in flight, with when each started (clock ms). */
+  const running = new Map<Promise<void>, number>();
+  let slowCheck: NodeJS.Timeout | null = null;
   /** Claims waiting for the database, with the room each may fill. */
   const claiming = new Map<Promise<number>, ClaimRoom>();
   let active = false;
@@ -91,10 +100,17 @@ export function createDeliveryWorker(o: DeliveryWorkerOptions): DeliveryWorker {
   // a second claim may start while the first waits for the database, so slots do not wait for both.
   const refillAt = Math.ceil(o.concurrency / 4);
   const overlappingClaims = 2;
+  const slowSince = () => o.clock.now().getTime() - SLOW_ATTEMPT_MS;
+  const slow = () => {
+    const since = slowSince();
+    let n = 0;
+    for (const startedAt of running.values()) if (startedAt <= since) n += 1;
+    return Math.min(n, o.concurrency);
+  };
   const room = () =>
     roomForClaim({
-      // An outcome not yet written holds its slot, so a crash repeats at most `concurrency` sends.
-      slots: o.concurrency - running.size - completions.unrecorded(),
+      // An outcome not yet written holds its slot, so a crash repeats a bounded number of sends.
+      slots: o.concurrency - (running.size - slow()) - completions.unrecorded(),
       perSubscription: o.perSubscription,
       held: limits.held(),
       inFlight,
@@ -118,7 +134,7 @@ export function createDeliveryWorker(o: DeliveryWorkerOptions): DeliveryWorker {
         running.delete(p);
         pump();
       });
-    running.add(p);
+    running.set(p, o.clock.now().getTime());
   }
 
   /** Claims what `r` leaves room for and launches it; returns how many it launched. */
@@ -148,6 +164,22 @@ export function createDeliveryWorker(o: DeliveryWorkerOptions): DeliveryWorker {
       woken = false;
       void claim(r).then(afterClaim);
     }
+    watchForSlow();
+  }
+
+  /** With every slot taken, looks again when the oldest attempt in flight turns slow and frees one. */
+  function watchForSlow() {
+    if (slowCheck || running.size === 0 || room().limit >= refillAt) return;
+    const since = slowSince();
+    const waiting = [...running.values()].filter((startedAt) => startedAt > since);
+    if (waiting.length === 0) return;
+    slowCheck = setTimeout(
+      () => {
+        slowCheck = null;
+        pump();
+      },
+      Math.min(...waiting) - since,
+    );
   }
 
   /** Something new is due: claim now, or as soon as a claim under way returns. Many wake-ups make one claim. */
@@ -172,7 +204,7 @@ export function createDeliveryWorker(o: DeliveryWorkerOptions): DeliveryWorker {
   /** Waits until every claimed delivery has been sent. */
   async function settle() {
     await Promise.all(claiming.keys());
-    while (running.size > 0) await Promise.all([...running]);
+    while (running.size > 0) await Promise.all([...running.keys()]);
   }
 
   const worker: DeliveryWorker = {
@@ -202,6 +234,8 @@ export function createDeliveryWorker(o: DeliveryWorkerOptions): DeliveryWorker {
       unlisten = null;
       if (poll) clearTimeout(poll);
       poll = null;
+      if (slowCheck) clearTimeout(slowCheck);
+      slowCheck = null;
       await settle();
       await completions.flush();
     },

@@ -9,6 +9,7 @@ import {
 import { type Receiver, startReceiver } from '../testing/receiver.ts';
 import { newCustomer, startTestApp, type TestApp } from '../testing/test-app.ts';
 import { callFor, emitEvent, workerOver } from '../testing/webhook.fixtures.ts';
+import { SLOW_ATTEMPT_MS } from './delivery-worker.ts';
 
 const SERVER_SECRET = 'per-subscription-secret-0123456789abcdef';
 
@@ -72,6 +73,61 @@ describe('one slow receiver holds only its share of a worker', () => {
       await slow.close();
       await worker.stop();
       await sender.close();
+    }
+  });
+
+  it('an attempt out longer than SLOW_ATTEMPT_MS gives its worker slot to the others, not its share to its own', async () => {
+    const hung = await newCustomer(t);
+    const ok = await newCustomer(t);
+    await subscribe(hung.key, 'http://127.0.0.1:9/hangs');
+    for (const path of ['one', 'two']) await subscribe(ok.key, `http://127.0.0.1:9/${path}`);
+    const hungCall = await callFor(t, hung.customerId);
+    const okCall = await callFor(t, ok.customerId, 2);
+    for (let i = 0; i < 10; i++) await emitEvent(t, hung.customerId, hungCall.callId);
+    t.clock.advance(1);
+    for (let i = 0; i < 10; i++) await emitEvent(t, ok.customerId, okCall.callId);
+
+    // Every send waits until the test lets it go: what is in flight is what the worker let out.
+    const inFlight = { hung: 0, healthy: 0 };
+    const held: (() => void)[] = [];
+    const sender: WebhookSender = {
+      async send(url): Promise<SendResult> {
+        const path = new URL(url).pathname;
+        // Other tests' deliveries in the shared database go through at once.
+        if (!['/hangs', '/one', '/two'].includes(path))
+          return { ok: true, statusCode: 200, error: null, latencyMs: 1 };
+        const which = path === '/hangs' ? 'hung' : 'healthy';
+        inFlight[which] += 1;
+        await new Promise<void>((resolve) => held.push(resolve));
+        inFlight[which] -= 1;
+        return { ok: true, statusCode: 200, error: null, latencyMs: 1 };
+      },
+      async close() {},
+    };
+    const worker = workerOver(t, SERVER_SECRET, sender, {
+      concurrency: 4,
+      perSubscription: 2,
+      leaseMs: 600_000,
+      pollMs: 20,
+    });
+    /** Waits (real time, bounded) for the loop to reach `done`. */
+    const until = async (done: () => boolean) => {
+      const deadline = Date.now() + 20_000;
+      while (!done() && Date.now() < deadline) await new Promise((r) => setTimeout(r, 10));
+      assert.ok(done(), JSON.stringify(inFlight));
+    };
+    worker.start();
+    try {
+      // The hanging receiver's deliveries are due first: it takes its share (2), the healthy ones the other 2 slots.
+      await until(() => inFlight.hung === 2 && inFlight.healthy === 2);
+      t.clock.advance(SLOW_ATTEMPT_MS);
+      // Every attempt out is slow now: the two hanging ones give up their slots, to the healthy subscriptions
+      // (two each, their share), never to more of the hanging receiver's deliveries.
+      await until(() => inFlight.healthy === 4);
+      assert.equal(inFlight.hung, 2);
+    } finally {
+      for (const go of held) go();
+      await worker.stop();
     }
   });
 
