@@ -12,6 +12,7 @@ const FLOORS: Record<string, number> = {
   errors: 0,
   'rate-limit': 0,
   crypto: 0,
+  control: 0,
   'config.ts': 0,
   'clock.ts': 0,
   'ids.ts': 0,
@@ -47,7 +48,8 @@ const FLOORS: Record<string, number> = {
   'worker.ts': 9,
   'server.ts': 10,
   testing: 10,
-  'main.ts': 11,
+  'serve.ts': 11,
+  'main.ts': 12,
 };
 
 const SRC = import.meta.dirname;

@@ -2,9 +2,9 @@ import type { Command } from 'commander';
 import { VOICE_IDS } from '../assistants/voices.ts';
 import type { AgentTelephony } from '../db/tables/assistant-agents.table.ts';
 import { invalidInput } from '../errors/app-error.ts';
-import { csv, output, withRuntime } from './context.ts';
+import { type Cli, csv, output } from './context.ts';
 
-export function registerAssistantCommands(program: Command): void {
+export function registerAssistantCommands(program: Command, cli: Cli): void {
   const assistants = program.command('assistants').description('Create assistants');
   assistants
     .command('create')
@@ -28,7 +28,7 @@ export function registerAssistantCommands(program: Command): void {
         inactive?: boolean;
         json?: boolean;
       }) =>
-        withRuntime(async ({ services }) => {
+        cli.withRuntime(async ({ services }) => {
           const a = await services.assistants.createAssistant({
             customerId: opts.customer,
             name: opts.name,
@@ -38,7 +38,7 @@ export function registerAssistantCommands(program: Command): void {
             phoneNumbers: csv(opts.phoneNumbers ?? ''),
             isActive: !opts.inactive,
           });
-          output(opts, a, () => `Created assistant ${a.id} (${a.name})`);
+          output(cli, opts, a, () => `Created assistant ${a.id} (${a.name})`);
         }),
     );
   assistants
@@ -53,7 +53,7 @@ export function registerAssistantCommands(program: Command): void {
     )
     .option('--json', 'print JSON')
     .action((assistantId: string, opts: { agentId: string; phoneNumberId: string; json?: boolean }) =>
-      withRuntime(async ({ services }) => {
+      cli.withRuntime(async ({ services }) => {
         const numbers = csv(opts.phoneNumberId).map((pair) => {
           const [e164 = '', target = ''] = pair.split('=');
           const [phoneNumberId = '', kind = 'twilio'] = target.split(':');
@@ -67,6 +67,7 @@ export function registerAssistantCommands(program: Command): void {
         });
         const link = await services.assistants.linkAgent({ assistantId, agentId: opts.agentId, numbers });
         output(
+          cli,
           opts,
           link,
           () => `Linked assistant ${link.assistantId} to agent ${link.agentId} (${numbers.length} numbers)`,

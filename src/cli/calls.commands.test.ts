@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
+import { MAX_SIMULATED_CALLS } from '../demo/simulate-inbound.ts';
 import { cliOnFreshFolder } from '../testing/cli.ts';
 
 // `calls` commands end to end on a throw-away embedded database, as an operator would run them.
@@ -41,5 +42,11 @@ describe('operator CLI: calls', () => {
     const bad = cli('calls', 'simulate-inbound', '--customer', customer.id, '--count', '0');
     assert.equal(bad.status, 1);
     assert.match(bad.stderr, /input\.invalid/);
+  });
+
+  it('states the simulator limit in its help (written out there, to keep the demo module off start-up)', () => {
+    const help = cli('calls', 'simulate-inbound', '--help');
+    assert.equal(help.status, 0, help.stderr);
+    assert.match(help.stdout, new RegExp(`how many calls, 1 to ${MAX_SIMULATED_CALLS}\\b`));
   });
 });

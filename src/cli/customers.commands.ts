@@ -1,7 +1,7 @@
 import type { Command } from 'commander';
-import { output, withRuntime } from './context.ts';
+import { type Cli, output } from './context.ts';
 
-export function registerCustomerCommands(program: Command): void {
+export function registerCustomerCommands(program: Command, cli: Cli): void {
   const customers = program.command('customers').description('Create and list customers');
 
   customers
@@ -11,12 +11,13 @@ export function registerCustomerCommands(program: Command): void {
     .option('--rate-limit <perMinute>', 'plan ceiling in requests per minute (1-600)', Number)
     .option('--json', 'print JSON')
     .action((opts: { name: string; rateLimit?: number; json?: boolean }) =>
-      withRuntime(async ({ services }) => {
+      cli.withRuntime(async ({ services }) => {
         const customer = await services.customers.createCustomer({
           name: opts.name,
           ...(opts.rateLimit === undefined ? {} : { rateLimitPerMinute: opts.rateLimit }),
         });
         output(
+          cli,
           opts,
           customer,
           () => `Created customer ${customer.id} (${customer.name}), ${customer.rate_limit_per_minute}/min`,
@@ -29,9 +30,10 @@ export function registerCustomerCommands(program: Command): void {
     .description('List customers')
     .option('--json', 'print JSON')
     .action((opts: { json?: boolean }) =>
-      withRuntime(async ({ services }) => {
+      cli.withRuntime(async ({ services }) => {
         const list = await services.customers.listCustomers();
         output(
+          cli,
           opts,
           list,
           () => list.map((c) => `${c.id}  ${c.rate_limit_per_minute}/min  ${c.name}`).join('\n') || '(none)',
@@ -46,9 +48,9 @@ export function registerCustomerCommands(program: Command): void {
     .argument('<perMinute>', 'requests per minute', Number)
     .option('--json', 'print JSON')
     .action((customerId: string, perMinute: number, opts: { json?: boolean }) =>
-      withRuntime(async ({ services }) => {
+      cli.withRuntime(async ({ services }) => {
         const c = await services.customers.setRateLimit(customerId, perMinute);
-        output(opts, c, () => `Customer ${c.id} now allows ${c.rate_limit_per_minute}/min`);
+        output(cli, opts, c, () => `Customer ${c.id} now allows ${c.rate_limit_per_minute}/min`);
       }),
     );
 }

@@ -1,7 +1,7 @@
 import type { Command } from 'commander';
 import type { KeyView } from '../keys/keys.service.ts';
 import { AUTOMATION_PRESET, GRANTABLE_SCOPES } from '../keys/scopes.ts';
-import { csv, output, withRuntime } from './context.ts';
+import { type Cli, csv, output } from './context.ts';
 
 const line = (k: KeyView) =>
   `${k.id}  ${k.prefix}  ${k.status.padEnd(7)}  ${k.name}  [${k.scopes.join(', ')}]  expires ${k.expires_at ?? 'never'}`;
@@ -13,7 +13,7 @@ function scopesFrom(opts: { scopes?: string; preset?: string }): string[] {
   return csv(opts.scopes ?? '');
 }
 
-export function registerKeyCommands(program: Command): void {
+export function registerKeyCommands(program: Command, cli: Cli): void {
   const keys = program.command('keys').description('Create, list, rotate and revoke API keys');
 
   keys
@@ -44,7 +44,7 @@ export function registerKeyCommands(program: Command): void {
         rateLimit?: number;
         json?: boolean;
       }) =>
-        withRuntime(async ({ services }) => {
+        cli.withRuntime(async ({ services }) => {
           const expiresAt = opts.expiresAt ? new Date(opts.expiresAt) : null;
           if (expiresAt && Number.isNaN(expiresAt.getTime()))
             throw new Error('--expires-at must be an ISO-8601 time');
@@ -58,6 +58,7 @@ export function registerKeyCommands(program: Command): void {
             ...(opts.rateLimit === undefined ? {} : { rateLimitPerMinute: opts.rateLimit }),
           });
           output(
+            cli,
             opts,
             { ...key, secret },
             () => `${line(key)}\n\nKey (shown once, store it now):\n${secret}`,
@@ -72,12 +73,12 @@ export function registerKeyCommands(program: Command): void {
     .option('--prefix <prefix>', 'the first characters of a key, e.g. svc_live_abc')
     .option('--json', 'print JSON')
     .action((opts: { customer?: string; prefix?: string; json?: boolean }) =>
-      withRuntime(async ({ services }) => {
+      cli.withRuntime(async ({ services }) => {
         const list = await services.keys.listKeys({
           ...(opts.customer ? { customerId: opts.customer } : {}),
           ...(opts.prefix ? { prefix: opts.prefix } : {}),
         });
-        output(opts, list, () => list.map(line).join('\n') || '(none)');
+        output(cli, opts, list, () => list.map(line).join('\n') || '(none)');
       }),
     );
 
@@ -88,9 +89,9 @@ export function registerKeyCommands(program: Command): void {
     .requiredOption('--scopes <list>', 'comma-separated scopes (may be empty: "")')
     .option('--json', 'print JSON')
     .action((keyId: string, opts: { scopes: string; json?: boolean }) =>
-      withRuntime(async ({ services }) => {
+      cli.withRuntime(async ({ services }) => {
         const key = await services.keys.setScopes(keyId, csv(opts.scopes));
-        output(opts, key, () => line(key));
+        output(cli, opts, key, () => line(key));
       }),
     );
 
@@ -100,9 +101,10 @@ export function registerKeyCommands(program: Command): void {
     .argument('<keyId>')
     .option('--json', 'print JSON')
     .action((keyId: string, opts: { json?: boolean }) =>
-      withRuntime(async ({ services }) => {
+      cli.withRuntime(async ({ services }) => {
         const r = await services.keys.rotateKey(keyId);
         output(
+          cli,
           opts,
           { ...r.key, secret: r.secret, previous_valid_until: r.previousValidUntil },
           () =>
@@ -117,9 +119,9 @@ export function registerKeyCommands(program: Command): void {
     .argument('<keyId>')
     .option('--json', 'print JSON')
     .action((keyId: string, opts: { json?: boolean }) =>
-      withRuntime(async ({ services }) => {
+      cli.withRuntime(async ({ services }) => {
         const key = await services.keys.revokeKey(keyId);
-        output(opts, key, () => line(key));
+        output(cli, opts, key, () => line(key));
       }),
     );
 }

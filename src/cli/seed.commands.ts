@@ -1,10 +1,7 @@
 import fs from 'node:fs';
-import cliProgress from 'cli-progress';
+import path from 'node:path';
 import { type Command, InvalidArgumentError } from 'commander';
-import { createKeyHasher } from '../keys/key-hash.ts';
-import { loadServerSecret } from '../server-secret.ts';
-import { output, withRuntime } from './context.ts';
-import { type SeedProgress, seedDataset } from './seed-dataset.ts';
+import { type Cli, output } from './context.ts';
 
 const count = (min: number, max: number) => (raw: string) => {
   const n = /^\d+$/.test(raw) ? Number(raw) : Number.NaN;
@@ -25,31 +22,7 @@ type SeedFlags = {
   json?: boolean;
 };
 
-/** A progress bar on stderr when it is a terminal; silent otherwise (CI logs, pipes). */
-function progressBar(): SeedProgress {
-  const bar = new cliProgress.SingleBar(
-    {
-      format: '{phase} [{bar}] {percentage}% | {value}/{total} | {rate}/s | ETA {eta_formatted}',
-      stream: process.stderr,
-      etaBuffer: 20,
-    },
-    cliProgress.Presets.shades_classic,
-  );
-  let started = 0;
-  return {
-    start(phase, total) {
-      started = performance.now();
-      bar.start(total, 0, { phase: phase.padEnd(5), rate: 0 });
-    },
-    advance(by) {
-      const done = bar.getProgress() * bar.getTotal() + by;
-      bar.increment(by, { rate: Math.round(done / ((performance.now() - started) / 1000 || 1)) });
-    },
-    stop: () => bar.stop(),
-  };
-}
-
-export function registerSeedCommand(program: Command): void {
+export function registerSeedCommand(program: Command, cli: Cli): void {
   program
     .command('seed')
     .description('Create a large realistic data set for benchmarks and trials (adds to what exists)')
@@ -64,7 +37,12 @@ export function registerSeedCommand(program: Command): void {
     .option('--keys-file <path>', 'write the created keys (with their values) as JSON to this file, mode 600')
     .option('--json', 'print a JSON summary')
     .action((flags: SeedFlags) =>
-      withRuntime(async ({ database, config, clock }) => {
+      cli.withRuntime(async ({ database, config, clock }) => {
+        const [{ createKeyHasher }, { loadServerSecret }, { seedDataset }] = await Promise.all([
+          import('../keys/key-hash.ts'),
+          import('../server-secret.ts'),
+          import('./seed-dataset.ts'),
+        ]);
         const hasher = createKeyHasher(loadServerSecret(config.serverSecret, config.dataDir));
         const began = performance.now();
         const result = await seedDataset(
@@ -80,11 +58,13 @@ export function registerSeedCommand(program: Command): void {
             customerRateLimit: flags.rateLimit ?? config.rateLimitPerMinute,
             keyRateLimit: flags.rateLimit ?? null,
           },
-          progressBar(),
+          await cli.seedProgress(),
         );
         const seconds = (performance.now() - began) / 1000;
         if (flags.keysFile)
-          fs.writeFileSync(flags.keysFile, JSON.stringify(result.keys, null, 2), { mode: 0o600 });
+          fs.writeFileSync(path.resolve(cli.cwd, flags.keysFile), JSON.stringify(result.keys, null, 2), {
+            mode: 0o600,
+          });
         const summary = {
           customers: result.customers.length,
           assistants: result.assistants,
@@ -95,7 +75,7 @@ export function registerSeedCommand(program: Command): void {
           ...(flags.keysFile ? { keys_file: flags.keysFile } : {}),
           ...(flags.printKeys ? { created_keys: result.keys } : {}),
         };
-        output(flags, summary, () =>
+        output(cli, flags, summary, () =>
           [
             `Seeded ${summary.customers} customers, ${summary.assistants} assistants, ${summary.keys} keys and ` +
               `${summary.calls} calls in ${summary.seconds} s (${Math.round(summary.calls / seconds)} calls/s).`,

@@ -1,11 +1,11 @@
 import type { Command } from 'commander';
 import type { SubscriptionView } from '../webhooks/subscriptions.service.ts';
-import { output, withRuntime } from './context.ts';
+import { type Cli, output } from './context.ts';
 
 const line = (s: SubscriptionView) =>
   `${s.id}  ${s.is_active ? 'active  ' : 'disabled'}  failures=${s.consecutive_failures}  ${s.url}  [${s.events.join(', ')}]${s.disabled_reason ? `  (${s.disabled_reason})` : ''}`;
 
-export function registerWebhookCommands(program: Command): void {
+export function registerWebhookCommands(program: Command, cli: Cli): void {
   const webhooks = program
     .command('webhooks')
     .description('Inspect, re-enable and redeliver webhook subscriptions');
@@ -16,9 +16,9 @@ export function registerWebhookCommands(program: Command): void {
     .requiredOption('--customer <customerId>')
     .option('--json', 'print JSON')
     .action((opts: { customer: string; json?: boolean }) =>
-      withRuntime(async ({ services }) => {
+      cli.withRuntime(async ({ services }) => {
         const list = await services.subscriptions.listForCustomer(opts.customer);
-        output(opts, list, () => list.map(line).join('\n') || '(none)');
+        output(cli, opts, list, () => list.map(line).join('\n') || '(none)');
       }),
     );
 
@@ -36,9 +36,9 @@ export function registerWebhookCommands(program: Command): void {
       .argument('<subscriptionId>')
       .option('--json', 'print JSON')
       .action((id: string, opts: { json?: boolean }) =>
-        withRuntime(async ({ services }) => {
+        cli.withRuntime(async ({ services }) => {
           const s = await services.subscriptions.setActiveAsOperator(id, active);
-          output(opts, s, () => line(s));
+          output(cli, opts, s, () => line(s));
         }),
       );
   }
@@ -50,9 +50,10 @@ export function registerWebhookCommands(program: Command): void {
     .option('--limit <n>', 'how many attempts', Number, 50)
     .option('--json', 'print JSON')
     .action((id: string, opts: { limit: number; json?: boolean }) =>
-      withRuntime(async ({ services }) => {
+      cli.withRuntime(async ({ services }) => {
         const log = await services.subscriptions.deliveryLogAsOperator(id, opts.limit);
         output(
+          cli,
           opts,
           log,
           () =>
@@ -77,14 +78,14 @@ export function registerWebhookCommands(program: Command): void {
     .option('--event <eventId>', 'one event id')
     .option('--json', 'print JSON')
     .action((id: string, opts: { customer: string; since?: string; event?: string; json?: boolean }) =>
-      withRuntime(async ({ services }) => {
+      cli.withRuntime(async ({ services }) => {
         if (!opts.since === !opts.event) throw new Error('Give exactly one of --since or --event.');
         const since = opts.since ? new Date(opts.since) : null;
         if (since && Number.isNaN(since.getTime())) throw new Error('--since must be an ISO-8601 time');
         const result = since
           ? await services.webhookEvents.redeliverSince(opts.customer, id, since)
           : await services.webhookEvents.redeliverEvent(opts.customer, opts.event ?? '', id);
-        output(opts, result, () => `Scheduled ${result.scheduled} deliveries.`);
+        output(cli, opts, result, () => `Scheduled ${result.scheduled} deliveries.`);
       }),
     );
 }

@@ -1,0 +1,41 @@
+import net from 'node:net';
+import type { ControlRequest, ControlResponse } from './protocol.ts';
+
+/**
+ * Sends one command to the server listening on `file` and waits for its answer. Null when no server listens
+ * there: no socket, or a stale one left by a server that was killed (the caller then opens the folder itself).
+ */
+export function sendControlRequest(file: string, request: ControlRequest): Promise<ControlResponse | null> {
+  return new Promise((resolve, reject) => {
+    let connected = false;
+    let received = '';
+    const socket = net.createConnection(file);
+    socket.setEncoding('utf8');
+    socket.on('connect', () => {
+      connected = true;
+      // Not end(): the server answers on this connection, then closes it.
+      socket.write(`${JSON.stringify(request)}\n`);
+    });
+    socket.on('data', (chunk: string) => {
+      received += chunk;
+    });
+    socket.on('end', () => {
+      try {
+        resolve(JSON.parse(received) as ControlResponse);
+      } catch {
+        reject(new Error(`The server closed ${file} without answering (was it stopping?).`));
+      }
+    });
+    socket.on('error', (error: NodeJS.ErrnoException) => {
+      if (!connected && (error.code === 'ENOENT' || error.code === 'ECONNREFUSED')) resolve(null);
+      else if (!connected && error.code === 'EACCES')
+        reject(
+          new Error(
+            `The running server's control socket ${file} belongs to another user: run the command as the user ` +
+              'the server runs as.',
+          ),
+        );
+      else reject(error);
+    });
+  });
+}

@@ -1,0 +1,118 @@
+import fs from 'node:fs';
+import path from 'node:path';
+import { startControlSocket } from './cli/server-host.ts';
+import { readStartState, startHints } from './cli/start-hints.ts';
+import { systemClock } from './clock.ts';
+import { loadConfig } from './config.ts';
+import { seedDemoUser } from './dashboard/demo-user.ts';
+import { seedDemo } from './demo/seed-demo.ts';
+import { startVoiceBackground } from './lifecycle/background.ts';
+import { createLogger } from './logger.ts';
+import { openRuntime } from './runtime.ts';
+import { startServer } from './server.ts';
+import { startReconciliation } from './upstream/elevenlabs-reconcile.ts';
+import { createConfiguredWorker, registerOutboxGauges } from './worker.ts';
+
+/** `serve`: the HTTPS API, the dashboard, the workers and, on the embedded database, the operator's socket. */
+export async function serve(): Promise<void> {
+  const config = loadConfig();
+  const logger = createLogger(config.logLevel ?? 'info');
+  // A first start creates the cluster (from the template `npm install` prepared, else by initdb): say so.
+  if (!config.databaseUrl && !fs.existsSync(path.join(config.dataDir, 'pglite'))) {
+    process.stderr.write(`Creating the embedded database in ${config.dataDir} (first start only)…\n`);
+  }
+  const runtime = await openRuntime(config, systemClock, logger);
+  // As soon as the folder is ours: operator commands work from here on, demo seeding included.
+  const control = await startControlSocket(runtime);
+  const seedDemoData =
+    config.demoSeed && runtime.database.kind === 'pglite' && (await runtime.services.customers.isEmpty());
+  if (seedDemoData) process.stderr.write('Adding demo data…\n');
+  const seed = seedDemoData ? await seedDemo(runtime.database.db, runtime.services, systemClock) : null;
+  const demoUser = seed ? await seedDemoUser(runtime.services.dashboard.users, seed.customerId) : null;
+  const delivery = config.workerInProcess ? createConfiguredWorker(runtime) : null;
+  delivery?.worker.start();
+  registerOutboxGauges(runtime);
+  const server = await startServer(runtime, delivery ? [delivery.probe] : []);
+  // Provider simulator, call lifecycle and post-processing; demo inbound traffic in demo mode.
+  const voice = startVoiceBackground(
+    {
+      db: runtime.database.db,
+      parts: runtime.services,
+      config,
+      clock: runtime.clock,
+      logger: runtime.logger,
+    },
+    { demo: config.demoSeed && runtime.database.kind === 'pglite' && config.provider === 'simulator' },
+  );
+  // PROVIDER=elevenlabs: every minute, placements that timed out and inbound conversations no webhook reported.
+  const upstream = runtime.services.elevenlabs;
+  const reconciliation = upstream
+    ? startReconciliation(
+        {
+          db: runtime.database.db,
+          provider: upstream.provider,
+          lifecycle: runtime.services.lifecycle,
+          clock: runtime.clock,
+        },
+        (err) => logger.error({ err }, 'ElevenLabs reconciliation failed'),
+      )
+    : null;
+
+  const lines = [
+    '',
+    `Voice Assistant Calls API listening on ${server.url}/api/v1`,
+    `  API reference: ${server.url}/docs (OpenAPI: ${server.url}/api/v1/openapi.json)`,
+    `  dashboard: ${server.url}/dashboard/${demoUser ? ` (sign in as ${demoUser.email} / ${demoUser.password}, shown once)` : ''}`,
+    `  storage: ${runtime.database.kind === 'pglite' ? `embedded PGlite in ${config.dataDir}` : 'PostgreSQL'}; rate limits: ${runtime.redis ? 'Redis' : 'in memory'}`,
+    ...(server.plainUrl
+      ? [`  plain HTTP on ${server.plainUrl} (refused unless via a trusted TLS proxy)`]
+      : []),
+    ...(seed
+      ? [
+          `  demo customer ${seed.customerId}: ${seed.assistants} assistants, ${seed.calls} calls`,
+          '',
+          '  Demo API key (shown once, store it now):',
+          `    ${seed.secret}`,
+          '',
+          `  Try: curl -k -H "Authorization: Bearer ${seed.secret}" ${server.url}/api/v1/auth/whoami`,
+        ]
+      : startHints(await readStartState(runtime.database.db))),
+    '',
+  ];
+  process.stderr.write(`${lines.join('\n')}\n`);
+
+  let stopping = false;
+  const stop = async (signal: string) => {
+    if (stopping) return;
+    stopping = true;
+    logger.info({ signal }, 'shutting down');
+    const timer = setTimeout(() => process.exit(1), 10_000);
+    timer.unref();
+    await control?.close();
+    await server.close();
+    await voice.stop();
+    await reconciliation?.stop();
+    await delivery?.close();
+    await runtime.close();
+    process.exit(0);
+  };
+  process.on('SIGTERM', () => void stop('SIGTERM'));
+  process.on('SIGINT', () => void stop('SIGINT'));
+}
+
+/** `worker`: webhook delivery alone, beside API processes (needs DATABASE_URL: PGlite is one process). */
+export async function work(): Promise<void> {
+  const config = loadConfig();
+  const logger = createLogger(config.logLevel ?? 'info');
+  const runtime = await openRuntime(config, systemClock, logger);
+  const delivery = createConfiguredWorker(runtime);
+  delivery.worker.start();
+  logger.info({ concurrency: config.workerConcurrency }, 'webhook worker started');
+  const stop = async () => {
+    await delivery.close();
+    await runtime.close();
+    process.exit(0);
+  };
+  process.on('SIGTERM', () => void stop());
+  process.on('SIGINT', () => void stop());
+}
