@@ -83,7 +83,7 @@ for (const name of readdirSync(LOGS_DIR)) {
   const text = readFileSync(path.join(LOGS_DIR, name), 'utf8');
   scan.files += 1;
   scan.bytes += text.length;
-  for (const m of text.matchAll(/svc_live_[0-9A-Za-z]{36}|whsec_[0-9A-Za-z_-]{20,}/g)) {
+  for (const m of text.matchAll(/svc_live_[0-9A-Za-z]{36}|whsec_[0-9A-Za-z_+/=-]{20,}/g)) {
     if (m[0].startsWith('svc_live_')) scan.keys_found += 1;
     else scan.webhook_secrets_found += 1;
     if (known.has(sha(m[0]))) scan.of_ours += 1;

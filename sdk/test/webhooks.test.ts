@@ -3,6 +3,7 @@ import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { after, before, describe, it } from 'node:test';
 import { webhookHandler } from '../../examples/webhook-receiver.ts';
+import { standardWebhookHandler } from '../../examples/webhook-receiver-standard.ts';
 import { type ReceivedRequest, type Receiver, startReceiver } from '../../src/testing/receiver.ts';
 import { newCustomer, startTestApp, type TestApp } from '../../src/testing/test-app.ts';
 import { callFor, emitEvent, testWorker } from '../../src/testing/webhook.fixtures.ts';
@@ -189,6 +190,47 @@ describe('verifyWebhook against real deliveries', () => {
     } finally {
       server.closeAllConnections();
       await new Promise<void>((resolve) => server.close(() => resolve()));
+    }
+  });
+
+  it('drives the Standard Webhooks example receiver, with the secret in either spelling', async () => {
+    for (const spelling of ['base64', 'base64url'] as const) {
+      const events: WebhookEvent[] = [];
+      let handler: http.RequestListener = (_req, res) => void res.writeHead(503).end();
+      const server = http.createServer((req, res) => handler(req, res));
+      await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+      const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/hooks`;
+      try {
+        const c = await newCustomer(t);
+        const sub = await t.request('POST', '/api/v1/webhook-subscriptions', {
+          key: c.key,
+          body: { url, events: ['call.completed'] },
+        });
+        const bytes = Buffer.from(String(sub.body.secret).slice('whsec_'.length), 'base64');
+        const secret = `whsec_${bytes.toString(spelling)}`;
+        handler = standardWebhookHandler({ secret, onEvent: (e) => void events.push(e) });
+        // The library reads the real clock: deliver at real time.
+        t.clock.set(new Date());
+        const { callId } = await callFor(t, c.customerId);
+        await emitEvent(t, c.customerId, callId);
+        await worker.drain();
+        assert.deepEqual(
+          events.map((e) => [e.event, e.data.call_id]),
+          [['call.completed', callId]],
+          spelling,
+        );
+        const forged = await fetch(url, {
+          method: 'POST',
+          headers: { 'webhook-id': 'x', 'webhook-timestamp': '1000000000', 'webhook-signature': 'v1,AAAA' },
+          body: '{"event":"call.completed"}',
+        });
+        assert.equal(forged.status, 400, spelling);
+        assert.match(await forged.text(), /rejected: Message timestamp too old/, spelling);
+        assert.equal(events.length, 1, spelling);
+      } finally {
+        server.closeAllConnections();
+        await new Promise<void>((resolve) => server.close(() => resolve()));
+      }
     }
   });
 });

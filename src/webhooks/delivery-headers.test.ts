@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { createHmac } from 'node:crypto';
 import { after, before, describe, it } from 'node:test';
+import { Webhook } from 'standardwebhooks';
 import { createSecretBox } from '../crypto/secret-box.ts';
 import { type Receiver, startReceiver } from '../testing/receiver.ts';
 import { newCustomer, startTestApp, type TestApp } from '../testing/test-app.ts';
@@ -14,40 +15,84 @@ const SERVER_SECRET = 'delivery-headers-test-secret-0123456789';
 const hmac = (secret: string, timestamp: string, body: string) =>
   createHmac('sha256', secret).update(`${timestamp}.${body}`).digest('hex');
 
-describe('the previous-secret signature header', () => {
-  it('is sent only while the rotated-out secret is in its grace period', () => {
-    const box = createSecretBox(SERVER_SECRET);
-    const now = new Date('2026-11-21T12:00:00.000Z');
-    const attempt = {
-      eventType: 'call.completed',
-      eventId: 'e',
-      deliveryId: 'd',
-      body: '{"a":1}',
-      now,
-    } as const;
-    const at = (ms: number) => new Date(now.getTime() + ms);
+/** Standard Webhooks, computed by the reference library from the secret's standard-base64 spelling. */
+const standard = (secret: string, id: string, timestamp: string, body: string) =>
+  new Webhook(secret).sign(id, new Date(Number(timestamp) * 1000), body);
+
+/** 32 bytes whose standard base64 has `+`, `/` and the `=` padding: what newWebhookSecret makes. */
+const NEW_SECRET = `whsec_${Buffer.alloc(32, 0xfb).toString('base64')}`;
+const OLDER_SECRET = `whsec_${Buffer.alloc(32, 0xfe).toString('base64')}`;
+/** A secret made before standard base64: base64url with `-` and `_`, no padding. */
+const BASE64URL_BYTES = Buffer.alloc(32, 0xff);
+const BASE64URL_SECRET = `whsec_${BASE64URL_BYTES.toString('base64url')}`;
+
+const ATTEMPT = {
+  eventType: 'call.completed',
+  eventId: '6f1c2b9e-5d4a-4c3b-9a8f-7e6d5c4b3a21',
+  deliveryId: 'd',
+  body: '{"a":1}',
+  now: new Date('2026-11-21T12:00:00.000Z'),
+} as const;
+
+describe('delivery headers', () => {
+  const box = createSecretBox(SERVER_SECRET);
+  const headersFor = (secret: string, previous: string | null, expiresAt: Date | null) =>
+    deliveryHeaders(
+      {
+        secret_encrypted: box.seal(secret),
+        previous_secret_encrypted: previous ? box.seal(previous) : null,
+        previous_secret_expires_at: expiresAt,
+      },
+      box,
+      ATTEMPT,
+    );
+
+  it('sign with the previous secret too only while the rotated-out secret is in its grace period', () => {
+    const at = (ms: number) => new Date(ATTEMPT.now.getTime() + ms);
     const cases = [
       { name: 'no rotation', previous: null, expiresAt: null, sent: false },
-      { name: 'grace ends in an hour', previous: 'whsec_old', expiresAt: at(3_600_000), sent: true },
-      { name: 'grace ends in 1 ms', previous: 'whsec_old', expiresAt: at(1), sent: true },
-      { name: 'grace ends now', previous: 'whsec_old', expiresAt: at(0), sent: false },
-      { name: 'grace ended an hour ago', previous: 'whsec_old', expiresAt: at(-3_600_000), sent: false },
+      { name: 'grace ends in an hour', previous: OLDER_SECRET, expiresAt: at(3_600_000), sent: true },
+      { name: 'grace ends in 1 ms', previous: OLDER_SECRET, expiresAt: at(1), sent: true },
+      { name: 'grace ends now', previous: OLDER_SECRET, expiresAt: at(0), sent: false },
+      { name: 'grace ended an hour ago', previous: OLDER_SECRET, expiresAt: at(-3_600_000), sent: false },
     ];
     for (const c of cases) {
-      const headers = deliveryHeaders(
-        {
-          secret_encrypted: box.seal('whsec_new'),
-          previous_secret_encrypted: c.previous ? box.seal(c.previous) : null,
-          previous_secret_expires_at: c.expiresAt,
-        },
-        box,
-        attempt,
-      );
+      const headers = headersFor(NEW_SECRET, c.previous, c.expiresAt);
       const ts = headers['x-svc-timestamp'] ?? '';
-      assert.equal(headers['x-svc-signature-256'], hmac('whsec_new', ts, attempt.body), c.name);
+      assert.equal(ts, String(ATTEMPT.now.getTime() / 1000), c.name);
+      assert.equal(headers['x-svc-signature-256'], hmac(NEW_SECRET, ts, ATTEMPT.body), c.name);
       assert.equal(
         headers['x-svc-signature-256-previous'],
-        c.sent ? hmac('whsec_old', ts, attempt.body) : undefined,
+        c.sent ? hmac(OLDER_SECRET, ts, ATTEMPT.body) : undefined,
+        c.name,
+      );
+      assert.equal(headers['webhook-id'], ATTEMPT.eventId, c.name);
+      assert.equal(headers['webhook-timestamp'], ts, c.name);
+      const current = standard(NEW_SECRET, ATTEMPT.eventId, ts, ATTEMPT.body);
+      assert.equal(
+        headers['webhook-signature'],
+        c.sent ? `${current} ${standard(OLDER_SECRET, ATTEMPT.eventId, ts, ATTEMPT.body)}` : current,
+        c.name,
+      );
+    }
+  });
+
+  it('key the spec scheme with the whole secret and Standard Webhooks with its decoded bytes, old secrets too', () => {
+    const cases = [
+      { name: 'standard base64 (new)', secret: NEW_SECRET, standardSpelling: NEW_SECRET },
+      {
+        name: 'base64url (before)',
+        secret: BASE64URL_SECRET,
+        standardSpelling: `whsec_${BASE64URL_BYTES.toString('base64')}`,
+      },
+    ];
+    for (const c of cases) {
+      const headers = headersFor(c.secret, null, null);
+      const ts = headers['x-svc-timestamp'] ?? '';
+      assert.equal(headers['x-svc-signature-256'], hmac(c.secret, ts, ATTEMPT.body), c.name);
+      assert.equal(
+        headers['webhook-signature'],
+        standard(c.standardSpelling, ATTEMPT.eventId, ts, ATTEMPT.body),
         c.name,
       );
     }

@@ -1,7 +1,7 @@
 import type { SecretBox } from '../crypto/secret-box.ts';
 import type { EventType } from '../db/tables/events.table.ts';
 import type { SubscriptionRow } from '../db/tables/webhooks.table.ts';
-import { signPayload, unixSeconds } from '../delivery/signature.ts';
+import { signPayload, signStandardWebhook, standardWebhookKey, unixSeconds } from '../delivery/signature.ts';
 
 type Signing = Pick<
   SubscriptionRow,
@@ -9,8 +9,9 @@ type Signing = Pick<
 >;
 
 /**
- * The headers of one delivery attempt (spec 6.2 plus our ids), signed over `body` with the subscription
- * secret, and with the previous secret too while a rotation's grace period runs.
+ * The headers of one delivery attempt, signed over `body` with the subscription secret, and with the previous
+ * secret too while a rotation's grace period runs: spec 6.2 plus our ids, and the same attempt again as
+ * Standard Webhooks (`webhook-id` is the event id, so it is stable across retries; one timestamp for both).
  */
 export function deliveryHeaders(
   sub: Signing,
@@ -18,25 +19,29 @@ export function deliveryHeaders(
   attempt: { eventType: EventType; eventId: string; deliveryId: string; body: string; now: Date },
 ): Record<string, string> {
   const timestamp = unixSeconds(attempt.now);
-  const headers: Record<string, string> = {
+  const secret = secretBox.open(sub.secret_encrypted);
+  const previous =
+    sub.previous_secret_encrypted &&
+    sub.previous_secret_expires_at &&
+    sub.previous_secret_expires_at > attempt.now
+      ? secretBox.open(sub.previous_secret_encrypted)
+      : null;
+  const signing = previous === null ? [secret] : [secret, previous];
+  return {
     'content-type': 'application/json',
     'user-agent': 'VoiceCallsAPI-Webhooks/1.0',
     'x-svc-event': attempt.eventType,
     'x-svc-event-id': attempt.eventId,
     'x-svc-delivery': attempt.deliveryId,
     'x-svc-timestamp': String(timestamp),
-    'x-svc-signature-256': signPayload(secretBox.open(sub.secret_encrypted), timestamp, attempt.body),
+    'x-svc-signature-256': signPayload(secret, timestamp, attempt.body),
+    ...(previous === null
+      ? {}
+      : { 'x-svc-signature-256-previous': signPayload(previous, timestamp, attempt.body) }),
+    'webhook-id': attempt.eventId,
+    'webhook-timestamp': String(timestamp),
+    'webhook-signature': signing
+      .map((s) => signStandardWebhook(standardWebhookKey(s), attempt.eventId, timestamp, attempt.body))
+      .join(' '),
   };
-  if (
-    sub.previous_secret_encrypted &&
-    sub.previous_secret_expires_at &&
-    sub.previous_secret_expires_at > attempt.now
-  ) {
-    headers['x-svc-signature-256-previous'] = signPayload(
-      secretBox.open(sub.previous_secret_encrypted),
-      timestamp,
-      attempt.body,
-    );
-  }
-  return headers;
 }

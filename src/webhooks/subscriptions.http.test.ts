@@ -23,7 +23,7 @@ describe('webhook subscriptions API (spec 4.8-4.10)', () => {
     });
     assert.equal(first.status, 201, first.text);
     assert.match(first.body.id, /^sub_[0-9a-f]{24}$/);
-    assert.match(first.body.secret, /^whsec_[A-Za-z0-9_-]{43}$/);
+    assert.match(first.body.secret, /^whsec_[A-Za-z0-9+/]{43}=$/);
     assert.equal(first.body.is_active, true);
     assert.equal(first.body.description, 'CRM');
     assert.ok(Date.parse(first.body.created_at));

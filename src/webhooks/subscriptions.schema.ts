@@ -37,7 +37,11 @@ export const subscriptionSchema = z
     secret: z
       .string()
       .optional()
-      .meta({ description: 'Prefixed `whsec_`. Returned only on creation (201), never again.' }),
+      .meta({
+        description:
+          'Prefixed `whsec_`, then 32 random bytes in standard base64: a Standard Webhooks secret too. ' +
+          'Returned only on creation (201), never again.',
+      }),
   })
   .meta({
     id: 'WebhookSubscription',
@@ -51,7 +55,7 @@ export const subscriptionSchema = z
         created_at: '2026-11-21T10:00:00.000Z',
         consecutive_failures: 0,
         disabled_reason: null,
-        secret: 'whsec_Q2hvb3NlIGEgbG9uZyByYW5kb20gc2VjcmV0IGhlcmU',
+        secret: 'whsec_Q2hvb3NlIGEgbG9uZyByYW5kb20gc2VjcmV0IGhlcmU=',
       },
     ],
   });

@@ -15,9 +15,12 @@ const WHEN: Record<EventType, string> = {
 
 const SIGNING = `Verify before trusting the body: \`X-Svc-Signature-256\` is the hex HMAC-SHA256 of
 \`<X-Svc-Timestamp>.<raw body>\` keyed with the subscription secret (\`whsec_…\`); compare in constant time and
-reject timestamps more than 5 minutes from your clock. Delivery is at-least-once: de-duplicate on \`id\`; order
-the events of one call by \`sequence\`. Answer 2xx within 10 s; anything else is retried (10 s … 24 h), and 10
-consecutive failures disable the subscription. \`410 Gone\` unsubscribes at once.`;
+reject timestamps more than 5 minutes from your clock. The same delivery is also signed as Standard Webhooks
+(\`webhook-id\`, \`webhook-timestamp\`, \`webhook-signature\`): any Standard Webhooks or Svix library verifies it
+with the subscription secret (for a secret still in base64url, from before, see the webhooks guide). Delivery is
+at-least-once: de-duplicate on \`id\`; order the events of one call by \`sequence\`. Answer 2xx within 10 s;
+anything else is retried (10 s … 24 h), and 10 consecutive failures disable the subscription. \`410 Gone\`
+unsubscribes at once.`;
 
 const headerParam = (
   name: string,
@@ -76,6 +79,23 @@ export function webhookOperations(): Record<string, unknown> {
                 type: 'string',
                 format: 'uuid',
               }),
+              headerParam(
+                'webhook-id',
+                'Standard Webhooks: the event id (same as `id`), the same at every retry and redelivery.',
+                { type: 'string', format: 'uuid' },
+              ),
+              headerParam(
+                'webhook-timestamp',
+                'Standard Webhooks: Unix seconds of this attempt, the same value as `X-Svc-Timestamp`.',
+                { type: 'string', pattern: '^[0-9]{10}$' },
+              ),
+              headerParam(
+                'webhook-signature',
+                'Standard Webhooks: `v1,` and the base64 HMAC-SHA256 of `<webhook-id>.<webhook-timestamp>.<raw body>`, ' +
+                  'keyed with the base64-decoded part of the secret after `whsec_`; during a secret rotation (24 h) ' +
+                  'a second `v1,…` for the previous secret follows, after a space.',
+                { type: 'string', pattern: '^v1,[A-Za-z0-9+/]{43}=( v1,[A-Za-z0-9+/]{43}=)?$' },
+              ),
             ],
             requestBody: {
               required: true,
