@@ -2,13 +2,14 @@
  * The SDK in five steps: check the key, list assistants, page through calls, place a call safely,
  * and subscribe to webhooks.
  *
- *   VOICE_CALLS_API_KEY=svc_live_… VOICE_CALLS_BASE_URL=https://127.0.0.1:8443 node examples/quickstart.ts
+ *   NODE_EXTRA_CA_CERTS=data/tls/cert.pem VOICE_CALLS_API_KEY=svc_live_… npm run example:quickstart
  *
- * (The development server's certificate is self-signed: add NODE_EXTRA_CA_CERTS=data/tls/cert.pem or
- * similar, or run against a server with a real certificate.)
+ * from the repository root, against the server `npm start` serves (VOICE_CALLS_BASE_URL, default
+ * https://127.0.0.1:8443; NODE_EXTRA_CA_CERTS trusts its self-signed certificate). In a project of your own,
+ * install the SDK (sdk/README.md) and run this file as you run any other.
  */
 import { randomUUID } from 'node:crypto';
-import { ProblemError, VoiceCallsClient } from '../sdk/src/index.ts';
+import { ProblemError, VoiceCallsClient } from '@voice-calls/sdk';
 
 const apiKey = process.env.VOICE_CALLS_API_KEY;
 if (!apiKey) {

@@ -2,14 +2,16 @@
  * A webhook receiver on plain node:http: verifies every delivery with the SDK before trusting it,
  * answers 2xx quickly, and de-duplicates on the event id (delivery is at-least-once).
  *
- *   WEBHOOK_SECRET=whsec_… PORT=3000 node examples/webhook-receiver.ts
+ *   WEBHOOK_SECRET=whsec_… PORT=3000 npm run example:receiver
  *
- * Point a subscription at it through a public HTTPS address (a tunnel or your reverse proxy).
+ * Point a subscription at it through a public HTTPS address (a tunnel or your reverse proxy), or at
+ * http://127.0.0.1:3000/ when the server runs with WEBHOOK_ALLOW_HTTP=true WEBHOOK_ALLOW_PRIVATE_TARGETS=true
+ * (local development only).
  */
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { pathToFileURL } from 'node:url';
-import { verifyWebhook, type WebhookEvent, WebhookVerificationError } from '../sdk/src/index.ts';
+import { verifyWebhook, type WebhookEvent, WebhookVerificationError } from '@voice-calls/sdk';
 
 export type ReceiverOptions = {
   /** The subscription secret; during your own rotation pass both, new first. */

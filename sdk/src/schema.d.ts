@@ -345,9 +345,12 @@ export interface webhooks {
      *
      *     Verify before trusting the body: `X-Svc-Signature-256` is the hex HMAC-SHA256 of
      *     `<X-Svc-Timestamp>.<raw body>` keyed with the subscription secret (`whsec_…`); compare in constant time and
-     *     reject timestamps more than 5 minutes from your clock. Delivery is at-least-once: de-duplicate on `id`; order
-     *     the events of one call by `sequence`. Answer 2xx within 10 s; anything else is retried (10 s … 24 h), and 10
-     *     consecutive failures disable the subscription. `410 Gone` unsubscribes at once.
+     *     reject timestamps more than 5 minutes from your clock. The same delivery is also signed as Standard Webhooks
+     *     (`webhook-id`, `webhook-timestamp`, `webhook-signature`): any Standard Webhooks or Svix library verifies it
+     *     with the subscription secret (for a secret still in base64url, from before, see the webhooks guide). Delivery is
+     *     at-least-once: de-duplicate on `id`; order the events of one call by `sequence`. Answer 2xx within 10 s;
+     *     anything else is retried (10 s … 24 h), and 10 consecutive failures disable the subscription. `410 Gone`
+     *     unsubscribes at once.
      */
     post: operations['webhook_call_completed'];
     delete?: never;
@@ -371,9 +374,12 @@ export interface webhooks {
      *
      *     Verify before trusting the body: `X-Svc-Signature-256` is the hex HMAC-SHA256 of
      *     `<X-Svc-Timestamp>.<raw body>` keyed with the subscription secret (`whsec_…`); compare in constant time and
-     *     reject timestamps more than 5 minutes from your clock. Delivery is at-least-once: de-duplicate on `id`; order
-     *     the events of one call by `sequence`. Answer 2xx within 10 s; anything else is retried (10 s … 24 h), and 10
-     *     consecutive failures disable the subscription. `410 Gone` unsubscribes at once.
+     *     reject timestamps more than 5 minutes from your clock. The same delivery is also signed as Standard Webhooks
+     *     (`webhook-id`, `webhook-timestamp`, `webhook-signature`): any Standard Webhooks or Svix library verifies it
+     *     with the subscription secret (for a secret still in base64url, from before, see the webhooks guide). Delivery is
+     *     at-least-once: de-duplicate on `id`; order the events of one call by `sequence`. Answer 2xx within 10 s;
+     *     anything else is retried (10 s … 24 h), and 10 consecutive failures disable the subscription. `410 Gone`
+     *     unsubscribes at once.
      */
     post: operations['webhook_call_insight_received'];
     delete?: never;
@@ -397,9 +403,12 @@ export interface webhooks {
      *
      *     Verify before trusting the body: `X-Svc-Signature-256` is the hex HMAC-SHA256 of
      *     `<X-Svc-Timestamp>.<raw body>` keyed with the subscription secret (`whsec_…`); compare in constant time and
-     *     reject timestamps more than 5 minutes from your clock. Delivery is at-least-once: de-duplicate on `id`; order
-     *     the events of one call by `sequence`. Answer 2xx within 10 s; anything else is retried (10 s … 24 h), and 10
-     *     consecutive failures disable the subscription. `410 Gone` unsubscribes at once.
+     *     reject timestamps more than 5 minutes from your clock. The same delivery is also signed as Standard Webhooks
+     *     (`webhook-id`, `webhook-timestamp`, `webhook-signature`): any Standard Webhooks or Svix library verifies it
+     *     with the subscription secret (for a secret still in base64url, from before, see the webhooks guide). Delivery is
+     *     at-least-once: de-duplicate on `id`; order the events of one call by `sequence`. Answer 2xx within 10 s;
+     *     anything else is retried (10 s … 24 h), and 10 consecutive failures disable the subscription. `410 Gone`
+     *     unsubscribes at once.
      */
     post: operations['webhook_call_transcript_ready'];
     delete?: never;
@@ -1060,7 +1069,7 @@ export interface components {
      *       "created_at": "2026-11-21T10:00:00.000Z",
      *       "consecutive_failures": 0,
      *       "disabled_reason": null,
-     *       "secret": "whsec_Q2hvb3NlIGEgbG9uZyByYW5kb20gc2VjcmV0IGhlcmU"
+     *       "secret": "whsec_Q2hvb3NlIGEgbG9uZyByYW5kb20gc2VjcmV0IGhlcmU="
      *     }
      */
     WebhookSubscription: {
@@ -1086,7 +1095,7 @@ export interface components {
       /** @description The current failure streak: failed deliveries since the last success, a failure starting within 5 s of the last counted one folded into it (one outage counts once). 10 disables the subscription. */
       consecutive_failures: number;
       disabled_reason: string | null;
-      /** @description Prefixed `whsec_`. Returned only on creation (201), never again. */
+      /** @description Prefixed `whsec_`, then 32 random bytes in standard base64: a Standard Webhooks secret too. Returned only on creation (201), never again. */
       secret?: string;
     };
     WebhookSubscriptionsPage: {
@@ -1359,6 +1368,8 @@ export interface operations {
     parameters: {
       query?: {
         direction?: 'inbound' | 'outbound';
+        /** @description Only calls in one of these statuses; one value or several, comma-separated (e.g. `completed,no_answer`). Values: `queued`, `ringing`, `in_progress`, `completed`, `no_answer`, `busy`, `failed`, `canceled`. */
+        status?: string;
         assistant_id?: string;
         /** @description Inclusive lower bound on `started_at` (ISO-8601 with offset). */
         from?: string;
@@ -3605,6 +3616,12 @@ export interface operations {
         'X-Svc-Event-Id': string;
         /** @description This delivery; a redelivery gets a new one. */
         'X-Svc-Delivery': string;
+        /** @description Standard Webhooks: the event id (same as `id`), the same at every retry and redelivery. */
+        'webhook-id': string;
+        /** @description Standard Webhooks: Unix seconds of this attempt, the same value as `X-Svc-Timestamp`. */
+        'webhook-timestamp': string;
+        /** @description Standard Webhooks: `v1,` and the base64 HMAC-SHA256 of `<webhook-id>.<webhook-timestamp>.<raw body>`, keyed with the base64-decoded part of the secret after `whsec_`; during a secret rotation (24 h) a second `v1,…` for the previous secret follows, after a space. */
+        'webhook-signature': string;
       };
       path?: never;
       cookie?: never;
@@ -3647,6 +3664,12 @@ export interface operations {
         'X-Svc-Event-Id': string;
         /** @description This delivery; a redelivery gets a new one. */
         'X-Svc-Delivery': string;
+        /** @description Standard Webhooks: the event id (same as `id`), the same at every retry and redelivery. */
+        'webhook-id': string;
+        /** @description Standard Webhooks: Unix seconds of this attempt, the same value as `X-Svc-Timestamp`. */
+        'webhook-timestamp': string;
+        /** @description Standard Webhooks: `v1,` and the base64 HMAC-SHA256 of `<webhook-id>.<webhook-timestamp>.<raw body>`, keyed with the base64-decoded part of the secret after `whsec_`; during a secret rotation (24 h) a second `v1,…` for the previous secret follows, after a space. */
+        'webhook-signature': string;
       };
       path?: never;
       cookie?: never;
@@ -3689,6 +3712,12 @@ export interface operations {
         'X-Svc-Event-Id': string;
         /** @description This delivery; a redelivery gets a new one. */
         'X-Svc-Delivery': string;
+        /** @description Standard Webhooks: the event id (same as `id`), the same at every retry and redelivery. */
+        'webhook-id': string;
+        /** @description Standard Webhooks: Unix seconds of this attempt, the same value as `X-Svc-Timestamp`. */
+        'webhook-timestamp': string;
+        /** @description Standard Webhooks: `v1,` and the base64 HMAC-SHA256 of `<webhook-id>.<webhook-timestamp>.<raw body>`, keyed with the base64-decoded part of the secret after `whsec_`; during a secret rotation (24 h) a second `v1,…` for the previous secret follows, after a space. */
+        'webhook-signature': string;
       };
       path?: never;
       cookie?: never;

@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { checkTargetUrl, TARGET_URL_MAX } from './target-url.ts';
+import type { Issue } from '../errors/app-error.ts';
+import { checkTargetUrl, invalidTargetInput, TARGET_URL_MAX } from './target-url.ts';
 
 const PRODUCTION = { allowHttpTargets: false, allowPrivateTargets: false };
 const PATH = ['body', 'url'];
@@ -126,4 +127,42 @@ describe('checkTargetUrl with the development settings', () => {
       ],
     );
   });
+});
+
+describe('invalidTargetInput: the 422 detail', () => {
+  const detailFor = (url: string, extra: Issue[] = []) => {
+    const error = invalidTargetInput([...checkTargetUrl(url, PRODUCTION, PATH), ...extra]);
+    assert.equal(error.code, 'input.invalid');
+    return error.message;
+  };
+
+  for (const [url, names, absent] of [
+    ['https://127.0.0.1:3000/hooks', ['WEBHOOK_ALLOW_PRIVATE_TARGETS=true'], 'WEBHOOK_ALLOW_HTTP'],
+    ['https://localhost/hooks', ['WEBHOOK_ALLOW_PRIVATE_TARGETS=true'], 'WEBHOOK_ALLOW_HTTP'],
+    ['http://hooks.example.com/x', ['WEBHOOK_ALLOW_HTTP=true'], 'WEBHOOK_ALLOW_PRIVATE_TARGETS'],
+    ['http://127.0.0.1:3000/hooks', ['WEBHOOK_ALLOW_HTTP=true', 'WEBHOOK_ALLOW_PRIVATE_TARGETS=true'], null],
+  ] as const) {
+    it(`names ${names.join(' and ')} when only that refuses ${url}`, () => {
+      const detail = detailFor(url);
+      for (const name of names) assert.ok(detail.includes(name), detail);
+      if (absent) assert.ok(!detail.includes(absent), detail);
+      assert.match(detail, /local development only/);
+    });
+  }
+
+  const refusedForGood: [what: string, url: string, extra: Issue[]][] = [
+    ['credentials (even on a private host)', 'https://user:pw@127.0.0.1/x', []],
+    ['port 0', 'https://hooks.example.com:0/x', []],
+    ['not a URL', 'not a url', []],
+    [
+      'a private host beside another invalid field',
+      'https://127.0.0.1/x',
+      [{ path: ['body', 'events'], message: 'Unknown event.' }],
+    ],
+  ];
+  for (const [what, url, extra] of refusedForGood) {
+    it(`names no setting for ${what}: no setting would let it through`, () => {
+      assert.doesNotMatch(detailFor(url, extra), /WEBHOOK_ALLOW/);
+    });
+  }
 });

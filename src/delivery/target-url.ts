@@ -1,5 +1,5 @@
 import net from 'node:net';
-import type { Issue } from '../errors/app-error.ts';
+import { AppError, type Issue, invalidInput } from '../errors/app-error.ts';
 import { isBlockedAddress } from './ssrf-guard.ts';
 
 export const TARGET_URL_MAX = 2048;
@@ -8,6 +8,17 @@ export const TARGET_URL_MAX = 2048;
 export type TargetPolicy = { allowHttpTargets: boolean; allowPrivateTargets: boolean };
 
 const DEV_ONLY = 'for local development only';
+const HTTP_SETTING = 'WEBHOOK_ALLOW_HTTP';
+const PRIVATE_SETTING = 'WEBHOOK_ALLOW_PRIVATE_TARGETS';
+const HTTP_MESSAGE = `Must use https; plain http needs ${HTTP_SETTING}=true, ${DEV_ONLY}.`;
+const PRIVATE_MESSAGE =
+  'Must be a public host: private, loopback, link-local and reserved addresses need ' +
+  `${PRIVATE_SETTING}=true, ${DEV_ONLY}.`;
+/** The refusals a development setting lifts, and that setting. */
+const SETTING_OF = new Map([
+  [HTTP_MESSAGE, HTTP_SETTING],
+  [PRIVATE_MESSAGE, PRIVATE_SETTING],
+]);
 
 /** Names that never lead to a public receiver, with or without the trailing dot of a fully qualified name. */
 function isPrivateName(hostname: string): boolean {
@@ -36,16 +47,28 @@ export function checkTargetUrl(raw: string, policy: TargetPolicy, path: string[]
   if (url.port === '0') return fail('Must not use port 0.');
   const messages: string[] = [];
   if (url.protocol === 'http:' && !policy.allowHttpTargets) {
-    messages.push(`Must use https; plain http needs WEBHOOK_ALLOW_HTTP=true, ${DEV_ONLY}.`);
+    messages.push(HTTP_MESSAGE);
   }
   if (!policy.allowPrivateTargets) {
     const host = url.hostname.replace(/^\[|\]$/g, '');
     if (net.isIP(host) ? isBlockedAddress(host) : isPrivateName(host)) {
-      messages.push(
-        'Must be a public host: private, loopback, link-local and reserved addresses need ' +
-          `WEBHOOK_ALLOW_PRIVATE_TARGETS=true, ${DEV_ONLY}.`,
-      );
+      messages.push(PRIVATE_MESSAGE);
     }
   }
   return messages.map((message) => ({ path, message }));
+}
+
+/**
+ * `input.invalid` for these issues. When a development setting alone stands in the way (a local receiver on
+ * a developer's machine), the detail names it, so the newcomer does not have to dig through `issues`.
+ */
+export function invalidTargetInput(issues: Issue[]): AppError {
+  const settings = issues.map((issue) => SETTING_OF.get(issue.message));
+  if (issues.length === 0 || settings.some((setting) => setting === undefined)) return invalidInput(issues);
+  const names = [...new Set(settings)].map((setting) => `${setting}=true`).join(' and ');
+  return new AppError(
+    'input.invalid',
+    `The target is refused only by a safeguard that ${names} lifts, ${DEV_ONLY} (never in production); see issues.`,
+    { issues },
+  );
 }

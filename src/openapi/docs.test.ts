@@ -23,16 +23,21 @@ describe('developer documentation', () => {
     }
   });
 
-  it('links only to files that exist, from the README and every doc', () => {
-    const files = ['README.md', ...readdirSync(path.join(ROOT, 'docs')).map((f) => `docs/${f}`)].filter((f) =>
-      f.endsWith('.md'),
-    );
+  it('links only to files that exist in the repository, from the READMEs and every doc', () => {
+    const files = [
+      'README.md',
+      ...readdirSync(path.join(ROOT, 'docs')).map((f) => `docs/${f}`),
+      ...readdirSync(path.join(ROOT, 'sdk')).map((f) => `sdk/${f}`),
+    ].filter((f) => f.endsWith('.md'));
     for (const file of files) {
       for (const [, target] of read(file).matchAll(/\]\(([^)\s]+)\)/g)) {
         if (!target || /^(https?:|mailto:|#)/.test(target)) continue;
         const resolved = path.join(ROOT, path.dirname(file), target.split('#')[0] ?? '');
-        // The shared spec lives beside the repository, not in it (CI checks it out there; a bare clone has none).
-        if (!resolved.startsWith(`${path.resolve(ROOT)}${path.sep}`)) continue;
+        // A file beside the repository (the shared spec) is missing from every clone.
+        assert.ok(
+          resolved.startsWith(`${path.resolve(ROOT)}${path.sep}`),
+          `${file} links to ${target}, outside the repository`,
+        );
         assert.ok(existsSync(resolved), `${file} links to ${target}, which exists`);
       }
     }

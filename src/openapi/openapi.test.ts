@@ -100,22 +100,34 @@ describe('OpenAPI document', () => {
     }
   });
 
-  it('states each route’s scope as its security requirement, as the guard enforces it', () => {
+  it('states each route’s scope as x-required-scope, as the guard enforces it, and the key as its security', () => {
     const find = (method: string, path: string) =>
       operationsOf(doc).find((o) => o.method === method && o.path === path)?.op ?? {};
-    assert.deepEqual(find('get', '/calls').security, [{ apiKey: ['read_calls'] }]);
-    assert.deepEqual(find('get', '/outbound-calls/{id}/transcript').security, [
-      { apiKey: ['read_analytics'] },
-    ]);
+    assert.equal(find('get', '/calls')['x-required-scope'], 'read_calls');
+    assert.equal(find('get', '/outbound-calls/{id}/transcript')['x-required-scope'], 'read_analytics');
+    assert.equal(find('get', '/auth/whoami')['x-required-scope'], undefined);
+    // Scopes in a security requirement are for OAuth schemes only (Spectral refuses them on bearer).
+    assert.deepEqual(find('get', '/calls').security, [{ apiKey: [] }]);
     assert.deepEqual(find('get', '/auth/whoami').security, [{ apiKey: [] }]);
-    assert.deepEqual(find('post', '/webhook-subscriptions').security, [{ apiKey: ['manage_webhooks'] }, {}]);
+    assert.deepEqual(find('post', '/webhook-subscriptions').security, [{ apiKey: [] }, {}]);
     assert.deepEqual(find('get', '/openapi.json').security, []);
     for (const route of t.routes.filter((r) => r.url.startsWith('/api/v1/') && r.method !== 'HEAD')) {
       const path = route.url.slice('/api/v1'.length).replace(/:(\w+)/g, '{$1}');
       const op = find(String(route.method).toLowerCase(), path);
       const scope = route.config && 'scope' in route.config ? route.config.scope : undefined;
-      if (scope) assert.deepEqual(op.security?.[0 as keyof typeof op.security], { apiKey: [scope] }, path);
+      assert.equal(op['x-required-scope'], scope, path);
     }
+  });
+
+  it('says the webhooks need no API key, and names a licence and a contact', () => {
+    const webhooks = isObject(doc.webhooks) ? doc.webhooks : {};
+    assert.ok(Object.keys(webhooks).length >= 3);
+    for (const [event, item] of Object.entries(webhooks)) {
+      assert.deepEqual(isObject(item) && isObject(item.post) ? item.post.security : undefined, [], event);
+    }
+    const info = isObject(doc.info) ? doc.info : {};
+    assert.ok(isObject(info.license) && info.license.name, 'license');
+    assert.ok(isObject(info.contact) && info.contact.name, 'contact');
   });
 
   it('resolves every $ref and keeps no unreferenced schema', () => {

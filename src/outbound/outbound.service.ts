@@ -2,8 +2,8 @@ import { findAgentLink } from '../assistants/agent-links.repository.ts';
 import { findAssistant } from '../assistants/assistants.repository.ts';
 import type { Clock } from '../clock.ts';
 import type { Database } from '../db/database.ts';
-import { checkTargetUrl, type TargetPolicy } from '../delivery/target-url.ts';
-import { AppError, invalidInput } from '../errors/app-error.ts';
+import { checkTargetUrl, invalidTargetInput, type TargetPolicy } from '../delivery/target-url.ts';
+import { AppError } from '../errors/app-error.ts';
 import { newUuid } from '../ids.ts';
 import type { Principal } from '../keys/authenticate.ts';
 import { ESTIMATE_UNITS, formatUsd, MAX_CALL_SECONDS } from '../lifecycle/billing.ts';
@@ -45,7 +45,7 @@ export function createOutboundService(deps: {
   function checkCallbackUrl(body: OutboundCallBody): void {
     if (body.callback_url === undefined) return;
     const issues = checkTargetUrl(body.callback_url, deps.webhooks, ['body', 'callback_url']);
-    if (issues.length > 0) throw invalidInput(issues);
+    if (issues.length > 0) throw invalidTargetInput(issues);
   }
 
   async function agentFor(tx: Database, assistantId: string, from: string): Promise<AgentLink> {

@@ -4,8 +4,8 @@ import type { Database } from '../db/database.ts';
 import { EVENT_TYPES } from '../db/tables/events.table.ts';
 import type { SubscriptionRow } from '../db/tables/webhooks.table.ts';
 import { newWebhookSecret } from '../delivery/signature.ts';
-import { checkTargetUrl } from '../delivery/target-url.ts';
-import { AppError, type Issue, invalidInput, notFound } from '../errors/app-error.ts';
+import { checkTargetUrl, invalidTargetInput } from '../delivery/target-url.ts';
+import { AppError, type Issue, notFound } from '../errors/app-error.ts';
 import { newSubscriptionId } from '../ids.ts';
 import * as repo from './subscriptions.repository.ts';
 
@@ -101,7 +101,7 @@ export function createSubscriptionsService(deps: SubscriptionsDeps) {
       input: { url: string; events: readonly string[]; description?: string | undefined },
     ): Promise<{ created: boolean; subscription: SubscriptionView }> {
       const issues = [...checkTargetUrl(input.url, deps, ['body', 'url']), ...checkEvents(input.events)];
-      if (issues.length > 0) throw invalidInput(issues);
+      if (issues.length > 0) throw invalidTargetInput(issues);
       const events = [...new Set(input.events)].sort();
       const eventsKey = events.join(',');
       const existing = await repo.findByIdentity(db, customerId, input.url, eventsKey);

@@ -52,6 +52,11 @@ function assertRefused(res: TestResponse, path: string[], hint: RegExp | null) {
   assert.deepEqual(res.body.issues[0].path, path);
   if (hint) assert.match(res.body.issues[0].message, hint);
   else assert.doesNotMatch(res.body.issues[0].message, /WEBHOOK_ALLOW/);
+  // The detail names the setting only when that setting alone refuses the target.
+  const setting =
+    hint === PRIVATE_HINT ? 'WEBHOOK_ALLOW_PRIVATE_TARGETS' : hint ? 'WEBHOOK_ALLOW_HTTP' : null;
+  if (setting) assert.ok(res.body.detail.includes(`${setting}=true`), res.body.detail);
+  else assert.doesNotMatch(res.body.detail, /WEBHOOK_ALLOW/);
 }
 
 describe('target checks at registration, under the production defaults', () => {
