@@ -36,6 +36,51 @@ describe('GET /calls filters', () => {
     }
   });
 
+  it('filters by status: one, several (comma-separated), and with direction', async () => {
+    const present = [...new Set(rows.map((r) => r.status))];
+    assert.ok(present.length >= 3, `the fixture has several statuses: ${present}`);
+    for (const status of present) {
+      const res = await get(`status=${status}`);
+      assert.equal(res.status, 200);
+      const expected = expectedOrder(rows.filter((r) => r.status === status));
+      assert.ok(expected.length > 0 && expected.length < rows.length);
+      assert.deepEqual(ids(res.body), expected);
+    }
+    const [a = '', b = ''] = present;
+    const several = await get(`status=${b},${a}`);
+    assert.deepEqual(ids(several.body), expectedOrder(rows.filter((r) => r.status === a || r.status === b)));
+    const withDirection = await get(`status=${a}&direction=inbound`);
+    assert.deepEqual(
+      ids(withDirection.body),
+      expectedOrder(rows.filter((r) => r.status === a && r.direction === 'inbound')),
+    );
+    const none = await get('status=queued');
+    assert.deepEqual(ids(none.body), expectedOrder(rows.filter((r) => r.status === 'queued')));
+  });
+
+  it('a status cursor continues only its own list; the same set in another order is the same list', async () => {
+    const first = await t.request('GET', '/api/v1/calls?limit=3&status=completed,no_answer', { key });
+    assert.equal(first.status, 200);
+    const cursor = first.body.next_cursor;
+    assert.ok(cursor);
+    const reordered = await t.request(
+      'GET',
+      `/api/v1/calls?limit=3&status=no_answer,completed&cursor=${cursor}`,
+      {
+        key,
+      },
+    );
+    assert.equal(reordered.status, 200);
+    const expected = expectedOrder(rows.filter((r) => r.status === 'completed' || r.status === 'no_answer'));
+    assert.deepEqual(ids(reordered.body), expected.slice(3, 6));
+    for (const other of ['status=completed', '', 'status=completed,no_answer,failed']) {
+      const res = await t.request('GET', `/api/v1/calls?limit=3&${other}&cursor=${cursor}`, { key });
+      assert.equal(res.status, 422, other);
+      assert.equal(res.body.code, 'input.invalid');
+      assert.deepEqual(res.body.issues[0].path, ['query', 'cursor']);
+    }
+  });
+
   it('filters by assistant_id, alone and with direction', async () => {
     const assistantId = assistantIds[1] ?? '';
     const res = await get(`assistant_id=${assistantId}`);

@@ -85,6 +85,15 @@ describe('list queries are index range scans in index order (EXPLAIN)', () => {
   const cases: [string, Omit<CallListFilter, 'customerId'>, CallPosition | null, string, string[]][] = [
     ['no filter', {}, null, 'calls_customer_started_idx', ['customer_id']],
     ['direction', { direction: 'inbound' }, null, 'calls_customer_direction_started_idx', ['direction']],
+    // Status is checked on the rows read in index order (a Filter, not an Index Cond); see docs/query-plans.md.
+    ['status', { statuses: 'completed,no_answer' }, null, 'calls_customer_started_idx', ['customer_id']],
+    [
+      'status and direction',
+      { statuses: 'failed', direction: 'outbound' },
+      null,
+      'calls_customer_direction_started_idx',
+      ['direction'],
+    ],
     ['assistant_id', { assistantId: 'A' }, null, 'calls_customer_assistant_started_idx', ['assistant_id']],
     [
       'assistant_id and direction',

@@ -1,12 +1,45 @@
 import { z } from 'zod';
 import { MAX_CURSOR_LENGTH } from '../pagination/cursor.ts';
 import type { Instant } from '../pagination/instant.ts';
-import { enumParam, instantParam, intParam, tokenParam, uuidParam } from '../pagination/query-params.ts';
+import {
+  enumParam,
+  instantParam,
+  intParam,
+  queryParam,
+  tokenParam,
+  uuidParam,
+} from '../pagination/query-params.ts';
+import { CALL_STATUSES, type CallStatus } from './call-status.ts';
 
 export const CALLS_DEFAULT_LIMIT = 25;
 export const CALLS_MAX_LIMIT = 100;
 /** `page` stays within a 32-bit integer; deep pages are slow anyway (use cursors). */
 export const MAX_PAGE = 2_147_483_647;
+
+/**
+ * `status`: one status or several, comma-separated (`completed,no_answer`), since a repeated parameter is
+ * refused. Parsed to the distinct statuses in CALL_STATUSES order, so equal sets bind equal cursors.
+ */
+const statusParam = () =>
+  queryParam<CallStatus[]>(
+    (raw) => {
+      const given = raw.split(',');
+      const unknown = given.filter((s) => !(CALL_STATUSES as readonly string[]).includes(s));
+      if (unknown.length > 0)
+        return {
+          ok: false,
+          message: `Must be one or more of, comma-separated: ${CALL_STATUSES.join(', ')}.`,
+        };
+      return { ok: true, value: CALL_STATUSES.filter((s) => given.includes(s)) };
+    },
+    {
+      description:
+        'Only calls in one of these statuses; one value or several, comma-separated (e.g. `completed,no_answer`). ' +
+        `Values: ${CALL_STATUSES.map((s) => `\`${s}\``).join(', ')}.`,
+      pattern: `^(${CALL_STATUSES.join('|')})(,(${CALL_STATUSES.join('|')}))*$`,
+      examples: ['completed,no_answer'],
+    },
+  );
 
 /** GET /calls query. Unknown parameters are refused (one issue each), as are repeated ones. */
 const isInstant = (v: unknown): v is Instant =>
@@ -15,6 +48,7 @@ const isInstant = (v: unknown): v is Instant =>
 export const listCallsQuery = z
   .strictObject({
     direction: enumParam(['inbound', 'outbound']),
+    status: statusParam(),
     assistant_id: uuidParam(),
     from: instantParam('ceil').meta({
       description: 'Inclusive lower bound on `started_at` (ISO-8601 with offset).',

@@ -7,6 +7,8 @@ import type { CallDirection } from '../db/tables/calls.table.ts';
 export type CallListFilter = {
   customerId: string;
   direction?: CallDirection | undefined;
+  /** Comma-separated statuses (one parameter, so the prepared statement keeps one shape for any number). */
+  statuses?: string | undefined;
   assistantId?: string | undefined;
   fromIso?: string | undefined;
   toIso?: string | undefined;
@@ -45,6 +47,7 @@ function filteredCalls(db: Database, f: CallListFilter) {
   let q = db.selectFrom('calls as c').where('c.customer_id', '=', f.customerId);
   if (f.direction) q = q.where('c.direction', '=', f.direction);
   if (f.assistantId) q = q.where('c.assistant_id', '=', f.assistantId);
+  if (f.statuses) q = q.where(sql<boolean>`c.status = any(string_to_array(${f.statuses}, ','))`);
   if (f.fromIso) q = q.where(sql<boolean>`c.started_at >= ${f.fromIso}::timestamptz`);
   if (f.toIso) q = q.where(sql<boolean>`c.started_at <= ${f.toIso}::timestamptz`);
   return q;

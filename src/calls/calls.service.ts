@@ -15,6 +15,8 @@ const cursorScope = (customerId: string, q: ListCallsQuery): CursorScope => [
   q.assistant_id ?? null,
   q.from ? String(q.from.micros) : null,
   q.to ? String(q.to.micros) : null,
+  // Appended only when given, so cursors issued before the filter existed still continue their lists.
+  ...(q.status ? [`status:${q.status.join(',')}`] : []),
 ];
 
 export function createCallsService(deps: { db: Database; signer: Signer }) {
@@ -32,6 +34,7 @@ export function createCallsService(deps: { db: Database; signer: Signer }) {
       const filter = {
         customerId,
         direction: q.direction,
+        statuses: q.status?.join(','),
         assistantId: q.assistant_id,
         fromIso: q.from?.iso,
         toIso: q.to?.iso,

@@ -51,6 +51,14 @@ describe('GET /calls validation: 422 input.invalid, one issue per problem', () =
     ['from=2026-01-02T00:00:00Z&to=2026-01-01T23:59:59Z', 'from'],
     ['limit=10&limit=20', 'limit'],
     ['direction=inbound&direction=outbound', 'direction'],
+    ['status=done', 'status'],
+    ['status=', 'status'],
+    ['status=COMPLETED', 'status'],
+    ['status=completed,', 'status'],
+    ['status=completed,,failed', 'status'],
+    ['status=completed%20,failed', 'status'],
+    ['status=completed,answered', 'status'],
+    ['status=completed&status=failed', 'status'],
   ];
   for (const [query, param] of cases) {
     it(`refuses ${query.length > 60 ? `${query.slice(0, 60)}…` : query} on ["query","${param}"]`, async () => {
@@ -108,6 +116,9 @@ describe('GET /calls validation: 422 input.invalid, one issue per problem', () =
       'from=2026-01-01T00:00:00Z&to=2026-01-01T00:00:00Z',
       'from=2026-01-01T00:00:00.123456789-14:00',
       'assistant_id=6F1C1B5E-0000-4000-8000-000000000000',
+      'status=queued',
+      'status=queued,ringing,in_progress,completed,no_answer,busy,failed,canceled',
+      'status=failed,failed',
     ]) {
       const res = await t.request('GET', `/api/v1/calls?${query}`, { key });
       assert.equal(res.status, 200, `${query}: ${res.text}`);

@@ -7,7 +7,7 @@ import { type DashboardContext, sendHtml, sessionOf, userOf } from './context.ts
 import { queryOf, utcInput } from './forms.ts';
 import { assistantsPage, type CallFilters, callDetailPage, callsListPage } from './views/calls.view.ts';
 
-const FILTER_FIELDS = ['direction', 'assistant_id', 'from', 'to', 'limit'] as const;
+const FILTER_FIELDS = ['direction', 'status', 'assistant_id', 'from', 'to', 'limit'] as const;
 
 export function registerCallsRoutes(app: FastifyInstance, ctx: DashboardContext): void {
   const { services } = ctx;
@@ -18,6 +18,7 @@ export function registerCallsRoutes(app: FastifyInstance, ctx: DashboardContext)
     const pageNumber = /^\d{1,6}$/.test(q.page ?? '') ? Number(q.page) : 0;
     const filters: CallFilters = {
       direction: q.direction ?? '',
+      status: q.status ?? '',
       assistant_id: q.assistant_id ?? '',
       from: q.from ? utcInput(q.from) : '',
       to: q.to ? utcInput(q.to) : '',

@@ -312,7 +312,23 @@ describe('dashboard in a real browser', { skip }, () => {
     await shot('webhooks');
 
     await row.getByRole('link').click();
-    assert.equal(await page.locator('tbody tr', { hasText: '500' }).count(), sentWhileFailing);
+    const logRows = page.locator('section[aria-labelledby="log-title"] tbody tr');
+    assert.equal(await logRows.filter({ hasText: '500' }).count(), sentWhileFailing);
+    // Failed only, and one attempt opened: its headers (signatures redacted), body and the receiver's answer.
+    await page.getByRole('link', { name: 'Failed only' }).click();
+    await page.waitForURL(/outcome=failed/);
+    assert.equal(await logRows.count(), sentWhileFailing);
+    await shot('delivery-log-failed');
+    await logRows.first().getByRole('link').click();
+    await page.waitForURL(/\/attempts\/\d+$/);
+    assert.match(
+      (await page.locator('table.headers').textContent()) ?? '',
+      /x-svc-signature-256\s*\[redacted\]/,
+    );
+    assert.match((await page.locator('#res-title').locator('..').textContent()) ?? '', /HTTP 500/);
+    await shot('delivery-attempt');
+    await page.goBack();
+    await page.goBack();
     assert.match(
       (await page.locator('.flash-error').first().textContent()) ?? '',
       /10 consecutive delivery failures/,
@@ -339,12 +355,82 @@ describe('dashboard in a real browser', { skip }, () => {
     assert.equal(receiver.received.length - before, 11);
     await page.reload();
     assert.match((await page.locator('.facts').textContent()) ?? '', /0 of 10/);
-    assert.ok((await page.locator('tbody tr', { hasText: '200' }).count()) >= 11);
+    assert.ok((await logRows.filter({ hasText: '200' }).count()) >= 11);
+    assert.equal(await logRows.locator('.badge', { hasText: 'Test' }).count(), 1, 'the test event is marked');
+    // Charts: SVG with a title and a description each, readable without script.
+    assert.equal(await page.locator('figure.chart svg[role="img"] > title').count(), 4);
+    await page.locator('#charts-title').scrollIntoViewIfNeeded();
+    await shot('delivery-charts');
+  });
+
+  it('a call whose transcript is pending says so, refreshes by itself (with JS) and then shows it', async () => {
+    const assistant = await t.db
+      .selectFrom('assistants')
+      .selectAll()
+      .where('customer_id', '=', a.customerId)
+      .executeTakeFirstOrThrow();
+    const [row] = generateCalls({
+      customerId: a.customerId,
+      assistants: [assistant],
+      count: 1,
+      end: t.clock.now(),
+      days: 1,
+      random: rng(11),
+    });
+    assert.ok(row);
+    // Still going, with no conversation yet: its transcript is pending (retry after 15 s).
+    Object.assign(row, {
+      status: 'in_progress',
+      conversation_id: null,
+      ended_at: null,
+      duration_seconds: null,
+    });
+    await insertCalls(t.db, [row]);
+    const url = `${t.url}/dashboard/calls/${row.id}`;
+
+    const noScript = await browser.newContext({ ignoreHTTPSErrors: true, javaScriptEnabled: false });
+    const plain = await noScript.newPage();
+    await plain.context().addCookies(await context.cookies());
+    await plain.goto(url);
+    assert.match(
+      (await plain.locator('[data-reload-after]').textContent()) ?? '',
+      /not ready yet; reload in about 15 seconds/,
+    );
+    await noScript.close();
+
+    await page.goto(url);
+    assert.match(
+      (await page.locator('[data-reload-after]').textContent()) ?? '',
+      /refreshes by itself in about 15 seconds/,
+    );
+    await t.db.transaction().execute(async (tx) => {
+      await insertTranscript(tx, {
+        callId: row.id,
+        customerId: a.customerId,
+        conversationId: 'conv_pending_then_ready',
+        now: t.clock.now(),
+        segments: [{ speaker: 'assistant', text: 'Ready now.', timestamp: row.started_at.toISOString() }],
+      });
+      await markHasTranscript(tx, row.id);
+    });
+    // No navigation by the test: the page reloads itself and shows the transcript.
+    await page.locator('.transcript', { hasText: 'Ready now.' }).waitFor({ timeout: 40_000 });
   });
 
   it('lists calls with the API filters and pagination, and shows a call with its transcript and insights', async () => {
     await go('/dashboard/calls');
     await shot('calls');
+    // Status filter: a human label, several statuses at once.
+    await page.getByLabel('Status').selectOption({ label: 'No answer' });
+    await page.getByRole('button', { name: 'Apply' }).click();
+    await page.waitForURL(/status=no_answer/);
+    const statuses = await page.locator('tbody tr td:nth-child(3)').allTextContents();
+    assert.ok(statuses.length > 0);
+    assert.ok(
+      statuses.every((x) => x.trim() === 'No answer'),
+      statuses.join(),
+    );
+    await page.getByLabel('Status').selectOption('');
     await page.getByLabel('Direction').selectOption('inbound');
     await page.getByLabel('Per page').selectOption('10');
     await page.getByRole('button', { name: 'Apply' }).click();
@@ -396,6 +482,8 @@ describe('dashboard in a real browser', { skip }, () => {
     const countries = page.locator('section', { hasText: 'by country' });
     assert.match((await countries.textContent()) ?? '', /United Kingdom/);
     assert.match((await countries.textContent()) ?? '', /United States/);
+    assert.ok((await page.locator('figure.chart svg > title').count()) >= 1, 'a requests chart per key');
+    assert.match((await page.locator('figure.chart').first().textContent()) ?? '', /Errors \(4xx\/5xx\)/);
     await shot('usage');
     assert.ok(outboundCallId);
   });
@@ -466,5 +554,39 @@ describe('dashboard in a real browser', { skip }, () => {
     await page.waitForURL(/\/dashboard\/login$/);
     await go('/dashboard/keys');
     assert.match(page.url(), /\/dashboard\/login/);
+  });
+  it('/docs has no page-wide horizontal scroll at 1280 and 390 px, a collapsible contents on a phone, a favicon', async () => {
+    const missing: string[] = [];
+    page.on('response', (r) => {
+      if (r.status() === 404) missing.push(r.url());
+    });
+    for (const [name, size] of [
+      ['wide', WIDE],
+      ['phone', PHONE],
+    ] as const) {
+      await page.setViewportSize(size);
+      await go('/docs');
+      const width = await page.evaluate(
+        () =>
+          (globalThis as unknown as { document: { documentElement: { scrollWidth: number } } }).document
+            .documentElement.scrollWidth,
+      );
+      assert.ok(width <= size.width, `${name}: page is ${width}px wide`);
+      await shot(`docs-${name}`, false);
+    }
+    const toc = page.locator('details.toc');
+    assert.equal(await toc.isVisible(), true);
+    const tocHeight = (await toc.boundingBox())?.height ?? 0;
+    assert.ok(tocHeight < 80, `collapsed contents is ${tocHeight}px tall`);
+    await toc.locator('summary').click();
+    assert.ok((await toc.locator('a').count()) > 10);
+    await shot('docs-phone-contents', false);
+    await page.setViewportSize(WIDE);
+    await go('/docs');
+    assert.equal(await page.locator('details.toc').isVisible(), false);
+    const icon = await context.request.get(`${t.url}/docs/favicon.svg`);
+    assert.equal(icon.status(), 200);
+    assert.match(icon.headers()['content-type'] ?? '', /image\/svg\+xml/);
+    assert.deepEqual(missing, []);
   });
 });

@@ -26,3 +26,106 @@ export async function callInsights(db: Database, customerId: string, callId: str
     .orderBy('position')
     .execute();
 }
+
+/** An attempt that did not get a 2xx answer (no answer at all, or any other status). */
+const attemptFailed = sql<boolean>`(a.status_code is null or a.status_code not between 200 and 299)`;
+
+/** One endpoint's delivery log, newest attempt first; `failedOnly` keeps the attempts that failed. */
+export async function deliveryLog(
+  db: Database,
+  customerId: string,
+  subscriptionId: string,
+  o: { failedOnly: boolean; limit: number },
+) {
+  let q = db
+    .selectFrom('webhook_attempts as a')
+    .innerJoin('webhook_deliveries as d', 'd.id', 'a.delivery_id')
+    .innerJoin('events as e', 'e.id', 'd.event_id')
+    .select([
+      'a.id',
+      'a.attempted_at',
+      'a.status_code',
+      'a.latency_ms',
+      'a.error',
+      'd.id as delivery_id',
+      'd.status as delivery_status',
+      'e.id as event_id',
+      'e.type as event_type',
+      // Dashboard test events carry `"test": true` in their data (webhooks/test-event.ts).
+      sql<boolean>`coalesce(e.data->>'test' = 'true', false)`.as('is_test'),
+    ])
+    .where('a.subscription_id', '=', subscriptionId)
+    .where('d.customer_id', '=', customerId);
+  if (o.failedOnly) q = q.where(attemptFailed);
+  return q.orderBy('a.attempted_at', 'desc').orderBy('a.id', 'desc').limit(o.limit).execute();
+}
+
+export type DeliveryLogRow = Awaited<ReturnType<typeof deliveryLog>>[number];
+
+/** One attempt of one endpoint, with what was sent (the event) and the first bytes of the answer. */
+export async function deliveryAttempt(db: Database, customerId: string, subscriptionId: string, id: number) {
+  return db
+    .selectFrom('webhook_attempts as a')
+    .innerJoin('webhook_deliveries as d', 'd.id', 'a.delivery_id')
+    .innerJoin('events as e', 'e.id', 'd.event_id')
+    .innerJoin('webhook_subscriptions as s', 's.id', 'a.subscription_id')
+    .select([
+      'a.id',
+      'a.attempted_at',
+      'a.status_code',
+      'a.latency_ms',
+      'a.error',
+      'a.response_excerpt',
+      'd.id as delivery_id',
+      'd.status as delivery_status',
+      'd.attempts as delivery_attempts',
+      'e.id as event_id',
+      'e.type as event_type',
+      'e.occurred_at as event_occurred_at',
+      'e.sequence as event_sequence',
+      'e.data as event_data',
+      's.previous_secret_encrypted',
+      's.previous_secret_expires_at',
+    ])
+    .where('a.id', '=', id)
+    .where('a.subscription_id', '=', subscriptionId)
+    .where('d.customer_id', '=', customerId)
+    .executeTakeFirst();
+}
+
+/**
+ * An endpoint's attempts per time bucket since `since` (`hour` or `day`, UTC): how many, how many got a 2xx,
+ * and the median and 95th-percentile latency.
+ */
+export async function deliveryStats(
+  db: Database,
+  customerId: string,
+  subscriptionId: string,
+  since: Date,
+  bucket: 'hour' | 'day',
+) {
+  const rows = await db
+    .selectFrom('webhook_attempts as a')
+    .innerJoin('webhook_deliveries as d', 'd.id', 'a.delivery_id')
+    .select([
+      sql<string>`to_char(date_trunc(${bucket}, a.attempted_at at time zone 'UTC'), 'YYYY-MM-DD"T"HH24:00')`.as(
+        'bucket',
+      ),
+      sql<string>`count(*)::text`.as('attempts'),
+      sql<string>`count(*) filter (where not ${attemptFailed})::text`.as('ok'),
+      sql<string>`round(percentile_cont(0.5) within group (order by a.latency_ms))::text`.as('p50'),
+      sql<string>`round(percentile_cont(0.95) within group (order by a.latency_ms))::text`.as('p95'),
+    ])
+    .where('a.subscription_id', '=', subscriptionId)
+    .where('d.customer_id', '=', customerId)
+    .where('a.attempted_at', '>=', since)
+    .groupBy(sql`1`)
+    .execute();
+  return rows.map((r) => ({
+    bucket: r.bucket,
+    attempts: Number(r.attempts),
+    ok: Number(r.ok),
+    p50: Number(r.p50),
+    p95: Number(r.p95),
+  }));
+}

@@ -163,6 +163,8 @@ describe('dashboard security', () => {
     );
     for (const page of pages) {
       assert.equal(page.status, 200);
+      // URLs are shown with a line-break opportunity (<wbr>) after each / and .: compare without them.
+      const text = page.text.replaceAll('<wbr>', '');
       for (const secret of [
         b.keyId,
         bSub,
@@ -171,11 +173,11 @@ describe('dashboard security', () => {
         'beta-secret-hook',
         bCallRow.assistant_id,
       ]) {
-        assert.equal(page.text.includes(secret), false, secret);
+        assert.equal(text.includes(secret), false, secret);
       }
     }
     // The other customer sees their own.
-    assert.match((await bob.get('/dashboard/webhooks')).text, /hooks\.beta\.example/);
+    assert.match((await bob.get('/dashboard/webhooks')).text.replaceAll('<wbr>', ''), /hooks\.beta\.example/);
   });
 
   it('escapes what customers typed: a key named like markup is shown as text', async () => {

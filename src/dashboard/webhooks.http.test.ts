@@ -132,7 +132,7 @@ describe('dashboard webhooks', () => {
     assert.match(page.text, /Auto-disabled/);
     assert.match(page.text, /10 consecutive delivery failures/);
     assert.match(page.text, /10 of 10/);
-    assert.match(page.text, />waiting</, 'pending deliveries wait while disabled');
+    assert.match(page.text, />Waiting</, 'pending deliveries wait while disabled');
     const list = await client.get('/dashboard/webhooks');
     assert.match(list.text, /Auto-disabled/);
 
@@ -194,6 +194,92 @@ describe('dashboard webhooks', () => {
     assert.equal(await worker.drain(), 2);
     const log = await t.services.subscriptions.deliveryLog(c.customerId, id);
     assert.equal(log.length, 5);
+  });
+
+  it('filters the log to failed attempts, marks test events, and opens one attempt: headers redacted, body, answer', async () => {
+    const { location, id } = await addEndpoint('/inspect');
+    const { callId } = await callFor(t, c.customerId, 5);
+    const longAnswer = `{"error":"database is down","pad":"${'é'.repeat(700)}"}`;
+    receiver.reply = (req) =>
+      req.body.includes('"test":true') ? { status: 200, body: 'thanks' } : { status: 503, body: longAnswer };
+    await act(location, 'test');
+    const failing = await emitEvent(t, c.customerId, callId);
+    await worker.drain();
+    receiver.reply = () => ({ status: 200 });
+
+    const all = await client.get(location);
+    const rows = (html: string) => html.match(/<tr( class="is-test")?>\s*<td data-label="Time">/g) ?? [];
+    assert.equal(rows(all.text).length, 2);
+    assert.equal(rows(all.text).filter((r) => r.includes('is-test')).length, 1, 'the test event is marked');
+    assert.match(all.text, />Test<\/span>/);
+    const failed = await client.get(`${location}?outcome=failed`);
+    assert.equal(failed.status, 200);
+    assert.equal(rows(failed.text).length, 1);
+    assert.match(failed.text, new RegExp(failing.id));
+    assert.match(failed.text, /aria-current="page">Failed only/);
+
+    const href = failed.text.match(/href="(\/dashboard\/webhooks\/[^"]+\/attempts\/\d+)"/)?.[1];
+    assert.ok(href, 'each attempt links to its page');
+    const attempt = await client.get(href);
+    assert.equal(attempt.status, 200);
+    // The event went to every endpoint of the customer: this attempt's request is the one with its delivery id.
+    const sent = receiver.received.find(
+      (r) => r.body.includes(failing.id) && attempt.text.includes(String(r.headers['x-svc-delivery'])),
+    );
+    assert.ok(sent);
+    for (const name of ['x-svc-event', 'x-svc-event-id', 'x-svc-delivery', 'webhook-id', 'content-type'])
+      assert.match(
+        attempt.text,
+        new RegExp(`>${name}</th><td class="mono">${String(sent.headers[name])}<`),
+        name,
+      );
+    for (const name of ['x-svc-signature-256', 'webhook-signature']) {
+      assert.match(attempt.text, new RegExp(`>${name}</th><td class="mono">\\[redacted\\]<`), name);
+      assert.equal(attempt.text.includes(String(sent.headers[name])), false, `${name} value not shown`);
+    }
+    const shownBody = attempt.text.match(/<pre class="code-block" tabindex="0">([^<]*)<\/pre>/)?.[1] ?? '';
+    const fromHtml = (s: string) =>
+      s.replaceAll('&quot;', '"').replaceAll('&#39;', "'").replaceAll('&amp;', '&');
+    assert.deepEqual(JSON.parse(fromHtml(shownBody)), JSON.parse(sent.body), 'the body as sent');
+    // The first KiB of the answer: whole characters only (é is 2 bytes), never more.
+    const answer = attempt.text.match(
+      /<pre class="code-block" tabindex="0">([^<]*)<\/pre>\s*<\/section>\s*<p>/,
+    )?.[1];
+    assert.ok(answer);
+    const shown = fromHtml(answer);
+    assert.ok(longAnswer.startsWith(shown));
+    assert.ok(
+      Buffer.byteLength(shown) <= 1024 && Buffer.byteLength(shown) >= 1023,
+      String(Buffer.byteLength(shown)),
+    );
+    assert.match(attempt.text, /HTTP 503/);
+
+    // Another endpoint's attempt, or a made-up id, is not found.
+    const other = await addEndpoint('/inspect-other');
+    assert.equal((await client.get(href.replace(id, other.id))).status, 404);
+    assert.equal((await client.get(`${location}/attempts/999999999`)).status, 404);
+    assert.equal((await client.get(`${location}/attempts/abc`)).status, 404);
+  });
+
+  it('charts each endpoint: success rate and latency over 24 hours and 7 days, with text alternatives', async () => {
+    const { location } = await addEndpoint('/charts');
+    receiver.reply = () => ({ status: 200 });
+    await act(location, 'test');
+    receiver.reply = () => ({ status: 500 });
+    await act(location, 'test');
+    receiver.reply = () => ({ status: 200 });
+    const page = await client.get(location);
+    for (const id of ['chart-24h-success', 'chart-24h-latency', 'chart-7d-success', 'chart-7d-latency']) {
+      assert.match(page.text, new RegExp(`<figure class="chart" id="${id}">\\s*<svg[^>]*role="img"`), id);
+      assert.match(page.text, new RegExp(`<title id="${id}-title">`), id);
+      assert.match(page.text, new RegExp(`<desc id="${id}-desc">`), id);
+    }
+    assert.match(page.text, /1 of 2 attempts in the last 24 hours got a 2xx answer \(50%\)/);
+    assert.match(page.text, /1 of 2 attempts in the last 7 days got a 2xx answer \(50%\)/);
+    // The data table under the 24-hour success chart: this hour at 50 %, hours without attempts empty.
+    const hour = `${t.clock.now().toISOString().slice(11, 13)}h`;
+    assert.match(page.text, new RegExp(`<tr><th scope="row">${hour}</th><td class="num">50%</td></tr>`));
+    assert.match(page.text, /<td class="num">—<\/td>/);
   });
 
   it('deletes after a confirmation page', async () => {

@@ -3,9 +3,11 @@ import { AppError, notFound } from '../errors/app-error.ts';
 import { isUuid } from '../ids.ts';
 import type { SubscriptionView } from '../webhooks/subscriptions.service.ts';
 import { type DashboardContext, flash, seeOther, sendHtml, sessionOf, userOf } from './context.ts';
-import { asForm, field, fields, utcInput } from './forms.ts';
+import { asForm, field, fields, queryOf, utcInput } from './forms.ts';
 import { when } from './views/format.ts';
+import { deliveryCharts } from './views/webhook-charts.view.ts';
 import {
+  attemptPage,
   deleteWebhookPage,
   type NewWebhookValues,
   newWebhookPage,
@@ -84,9 +86,34 @@ export function registerWebhooksRoutes(app: FastifyInstance, ctx: DashboardConte
   app.get('/webhooks/:id', async (request, reply) => {
     const s = sessionOf(request);
     const sub = await ownSub(s.customerId, request.params);
-    const log = await services.subscriptions.deliveryLog(s.customerId, sub.id, LOG_LIMIT);
+    const failedOnly = queryOf(request.query).outcome === 'failed';
+    const [log, stats] = await Promise.all([
+      services.dashboard.deliveryLog(s.customerId, sub.id, { failedOnly, limit: LOG_LIMIT }),
+      services.dashboard.deliveryCharts(s.customerId, sub.id),
+    ]);
     const nowLocal = new Date(clock.now().getTime() - 3_600_000).toISOString().slice(0, 16);
-    return sendHtml(reply, webhookDetailPage({ user: userOf(s), flash: s.flash, sub, log, nowLocal }));
+    return sendHtml(
+      reply,
+      webhookDetailPage({
+        user: userOf(s),
+        flash: s.flash,
+        sub,
+        log,
+        failedOnly,
+        charts: deliveryCharts(stats),
+        nowLocal,
+      }),
+    );
+  });
+
+  app.get('/webhooks/:id/attempts/:attemptId', async (request, reply) => {
+    const s = sessionOf(request);
+    const sub = await ownSub(s.customerId, request.params);
+    const attemptId = (request.params as { attemptId: string }).attemptId;
+    if (!/^\d{1,15}$/.test(attemptId)) throw notFound('Delivery attempt');
+    const attempt = await services.dashboard.deliveryAttempt(s.customerId, sub.id, Number(attemptId));
+    if (!attempt) throw notFound('Delivery attempt');
+    return sendHtml(reply, attemptPage({ user: userOf(s), sub, attempt }));
   });
 
   for (const [action, active] of [

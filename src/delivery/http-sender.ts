@@ -6,6 +6,8 @@ export type SendResult = {
   statusCode: number | null;
   error: string | null;
   latencyMs: number;
+  /** The first RESPONSE_EXCERPT_BYTES of the answer's body as UTF-8 (for the delivery log); null without an answer. */
+  responseExcerpt?: string | null;
 };
 
 export type WebhookSender = {
@@ -18,6 +20,15 @@ export type SenderNetwork = Pick<GuardedConnectorOptions, 'ca' | 'lookup' | 'rou
 
 /** Bytes of a receiver's answer we read before closing: enough for an error message, no more. */
 const MAX_RESPONSE_BYTES = 4096;
+/** Bytes of it kept for the delivery log. */
+export const RESPONSE_EXCERPT_BYTES = 1024;
+
+/** The kept bytes as text; a character cut at the end is dropped rather than shown as garbage. */
+const excerptOf = (chunks: Buffer[]): string =>
+  new TextDecoder('utf-8', { fatal: false }).decode(
+    Buffer.concat(chunks).subarray(0, RESPONSE_EXCERPT_BYTES),
+    { stream: true },
+  );
 
 /**
  * POSTs one delivery. Failure is any non-2xx answer (redirects are not followed), a timeout, or a
@@ -43,7 +54,13 @@ export function createWebhookSender(
       const started = performance.now();
       const elapsed = () => Math.round(performance.now() - started);
       if (!options.allowHttp && !url.startsWith('https://')) {
-        return { ok: false, statusCode: null, error: 'plain http targets are not allowed', latencyMs: 0 };
+        return {
+          ok: false,
+          statusCode: null,
+          error: 'plain http targets are not allowed',
+          latencyMs: 0,
+          responseExcerpt: null,
+        };
       }
       try {
         const res = await request(url, {
@@ -54,7 +71,9 @@ export function createWebhookSender(
           signal: AbortSignal.timeout(options.timeoutMs),
         });
         let read = 0;
+        const kept: Buffer[] = [];
         for await (const chunk of res.body) {
+          if (read < RESPONSE_EXCERPT_BYTES) kept.push(chunk as Buffer);
           read += (chunk as Buffer).length;
           if (read >= MAX_RESPONSE_BYTES) break;
         }
@@ -65,9 +84,16 @@ export function createWebhookSender(
           statusCode: res.statusCode,
           error: ok ? null : `HTTP ${res.statusCode}`,
           latencyMs: elapsed(),
+          responseExcerpt: excerptOf(kept),
         };
       } catch (error) {
-        return { ok: false, statusCode: null, error: describe(error), latencyMs: elapsed() };
+        return {
+          ok: false,
+          statusCode: null,
+          error: describe(error),
+          latencyMs: elapsed(),
+          responseExcerpt: null,
+        };
       }
     },
     close: () => agent.close(),

@@ -2,6 +2,7 @@ import type { AssistantRow } from '../db/tables/assistants.table.ts';
 import type { NewCall } from '../db/tables/calls.table.ts';
 import { newUuid } from '../ids.ts';
 import { pick, randomNanpNumber } from '../provider/random.ts';
+import { archivedInput, buildScript, conversationIdFor } from '../provider/simulator-script.ts';
 
 const CALLER_NAMES = [
   'Maria Garcia',
@@ -15,13 +16,17 @@ const CALLER_NAMES = [
   'Liam Tremblay',
   'Sofia Rossi',
 ];
-const SUMMARIES = [
-  'Caller booked an appointment for next Tuesday at 10am.',
-  'Caller asked about opening hours; assistant answered and the caller hung up satisfied.',
-  'Caller wanted to reschedule a delivery; assistant confirmed the new date.',
-  'Caller reported a billing question; assistant created a follow-up ticket.',
-  'Assistant confirmed an upcoming reservation and the caller accepted.',
-];
+/** Outbound share of an assistant's calls when the seed does not say (most demo lines mostly answer). */
+const DEFAULT_OUTBOUND_SHARE = 0.35;
+
+/**
+ * The summary of the conversation the simulator reads back for this id: the id names the call's direction
+ * and the assistant's language (conversationIdFor), so transcript and summary match the call.
+ */
+function scriptedSummary(conversationId: string): string | null {
+  const input = archivedInput(conversationId);
+  return input ? buildScript(conversationId, input).details.summary : null;
+}
 
 /** Finished calls spread over the `days` before `end`, as the simulator would have recorded them. */
 export function generateCalls(options: {
@@ -31,13 +36,16 @@ export function generateCalls(options: {
   end: Date;
   days: number;
   random: () => number;
+  /** Per assistant id, the share of its calls that are outbound (a reminder line calls out, a front desk answers). */
+  outboundShare?: Readonly<Record<string, number>>;
 }): NewCall[] {
   const { random } = options;
   const rows: NewCall[] = [];
   for (let i = 0; i < options.count; i++) {
     const assistant = pick(random, options.assistants);
     const ownNumber = assistant.phone_numbers[0] ?? '+14155550100';
-    const outbound = random() < 0.35;
+    const outbound = random() < (options.outboundShare?.[assistant.id] ?? DEFAULT_OUTBOUND_SHARE);
+    const direction = outbound ? 'outbound' : 'inbound';
     const started = new Date(options.end.getTime() - Math.floor(random() * options.days * 86_400_000));
     const roll = random();
     const status = roll < 0.82 ? 'completed' : roll < 0.9 ? 'no_answer' : roll < 0.96 ? 'busy' : 'failed';
@@ -48,11 +56,12 @@ export function generateCalls(options: {
     const endedAt = new Date(started.getTime() + (ring + talk) * 1000);
     const billable = answered ? Math.ceil(talk / 60) * 60 : 0;
     const other = randomNanpNumber(random);
+    const conversationId = answered ? conversationIdFor(direction, assistant.language) : null;
     rows.push({
       id: newUuid(),
       customer_id: options.customerId,
       assistant_id: assistant.id,
-      direction: outbound ? 'outbound' : 'inbound',
+      direction,
       status,
       started_at: started,
       answered_at: answeredAt,
@@ -69,9 +78,9 @@ export function generateCalls(options: {
       callback_url: null,
       has_transcript: answered,
       recording_available: answered && random() < 0.9,
-      summary: answered ? pick(random, SUMMARIES) : null,
+      summary: conversationId ? scriptedSummary(conversationId) : null,
       disconnect_reason: answered ? pick(random, ['caller_hangup', 'assistant_hangup']) : status,
-      conversation_id: answered ? `conv_${newUuid().replace(/-/g, '')}` : null,
+      conversation_id: conversationId,
       cost_usd: answered ? ((billable / 60) * 0.09).toFixed(4) : '0.0000',
       billable_seconds: billable,
       created_at: started,

@@ -29,12 +29,14 @@ export async function seedDemo(
       description: 'Answers inbound calls and books appointments.',
       voiceId: 'aria',
       phone: '+14155550101',
+      outboundShare: 0.1,
     },
     {
       name: 'Reminders',
       description: 'Calls patients to confirm appointments.',
       voiceId: 'orion',
       phone: '+14155550102',
+      outboundShare: 0.95,
     },
     {
       name: 'Accueil',
@@ -42,20 +44,22 @@ export async function seedDemo(
       voiceId: 'juniper',
       phone: '+15145550103',
       language: 'fr-CA',
+      outboundShare: 0.2,
     },
   ];
   const assistants: AssistantRow[] = [];
+  const outboundShare: Record<string, number> = {};
   for (const s of specs) {
-    assistants.push(
-      await services.assistants.createAssistant({
-        customerId: customer.id,
-        name: s.name,
-        description: s.description,
-        voiceId: s.voiceId,
-        language: s.language ?? 'en-US',
-        phoneNumbers: [s.phone],
-      }),
-    );
+    const assistant = await services.assistants.createAssistant({
+      customerId: customer.id,
+      name: s.name,
+      description: s.description,
+      voiceId: s.voiceId,
+      language: s.language ?? 'en-US',
+      phoneNumbers: [s.phone],
+    });
+    assistants.push(assistant);
+    outboundShare[assistant.id] = s.outboundShare;
   }
   const rows = generateCalls({
     customerId: customer.id,
@@ -64,6 +68,7 @@ export async function seedDemo(
     end: clock.now(),
     days: 30,
     random: rng(42),
+    outboundShare,
   });
   await insertCalls(db, rows);
   const { key, secret } = await services.keys.createKey({

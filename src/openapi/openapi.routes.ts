@@ -3,7 +3,7 @@ import { z } from 'zod';
 import { API_PREFIX } from '../http/prefixes.ts';
 import { apiResponses } from '../http/responses.ts';
 import { OPENAPI_PATH } from './openapi.plugin.ts';
-import { REFERENCE_CSS, renderReference } from './reference-page.ts';
+import { FAVICON_PATH, FAVICON_SVG, REFERENCE_CSS, renderReference } from './reference-page.ts';
 
 export const DOCS_PATH = '/docs';
 
@@ -55,5 +55,12 @@ export function registerReferencePage(app: FastifyInstance): void {
       .header('cache-control', 'public, max-age=3600')
       .type('text/css; charset=utf-8')
       .send(REFERENCE_CSS),
+  );
+  app.get(FAVICON_PATH, async (_request, reply) =>
+    reply
+      .headers(PAGE_HEADERS)
+      .header('cache-control', 'public, max-age=86400')
+      .type('image/svg+xml')
+      .send(FAVICON_SVG),
   );
 }

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { markdown, renderReference, typeLabel } from './reference-page.ts';
+import { breakable, markdown, renderReference, typeLabel } from './reference-page.ts';
 
 describe('reference page rendering', () => {
   it('escapes every string of the document', () => {
@@ -35,5 +35,39 @@ describe('reference page rendering', () => {
     assert.equal(typeLabel({ $ref: '#/components/schemas/Call' }), '<a href="#schema-Call">Call</a>');
     assert.equal(typeLabel({ type: 'array', items: { type: 'string', format: 'uuid' } }), 'string (uuid)[]');
     assert.equal(typeLabel({ type: ['string', 'null'] }), 'string | null');
+  });
+
+  it('nests no table in another: nested fields are rows named by path, paths wrap after / and .', () => {
+    const html = renderReference(
+      {
+        openapi: '3.1.0',
+        info: { title: 'T', version: '1' },
+        tags: [{ name: 'A' }],
+        paths: { '/webhook-events/{id}': { get: { operationId: 'op', tags: ['A'], responses: {} } } },
+        components: {
+          schemas: {
+            Page: {
+              type: 'object',
+              properties: {
+                data: {
+                  type: 'array',
+                  items: {
+                    type: 'object',
+                    properties: { transcript: { type: 'object', properties: { text: { type: 'string' } } } },
+                  },
+                },
+              },
+            },
+          },
+        },
+      },
+      '/api/v1/openapi.json',
+    );
+    assert.doesNotMatch(html, /<td>(?:(?!<\/td>)[\s\S])*<table/, 'no table inside a cell');
+    assert.match(html, /<code>data\[\]\.<wbr>transcript\.<wbr>text<\/code>/);
+    assert.match(html, /<code class="path">\/<wbr>webhook-events\/<wbr>\{id\}<\/code>/);
+    assert.match(html, /<details class="toc"><summary>/);
+    assert.match(html, /<link rel="icon" href="\/docs\/favicon.svg"/);
+    assert.equal(breakable('a/b.c<'), 'a/<wbr>b.<wbr>c&lt;');
   });
 });

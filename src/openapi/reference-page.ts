@@ -37,6 +37,9 @@ export function markdown(text: string): string {
 
 const anchor = (s: string) => s.replace(/[^A-Za-z0-9_-]+/g, '-');
 
+/** Escaped, with a line-break opportunity after each `/` and `.`: long paths and field names wrap there. */
+export const breakable = (s: string): string => escapeHtml(s).replace(/([/.])/g, '$1<wbr>');
+
 /** A short, linked type label for a JSON schema: `Call[]`, `string | null`, `"queued"`. */
 export function typeLabel(schema: unknown): string {
   if (!isObject(schema)) return 'any';
@@ -69,20 +72,35 @@ export function typeLabel(schema: unknown): string {
   return labels.length > 0 ? labels.join(' | ') : 'any';
 }
 
+/**
+ * The rows of an object's fields; nested objects (and objects in arrays) follow their parent as rows of their
+ * own, named by path (`data.transcript.segments[].text`), so no table nests in another and none gets wider
+ * than the page.
+ */
+function propertyRows(schema: Json, prefix: string): string[] {
+  if (!isObject(schema.properties)) return [];
+  const required = new Set(Array.isArray(schema.required) ? schema.required.map(String) : []);
+  return Object.entries(schema.properties).flatMap(([name, prop]) => {
+    const p = isObject(prop) ? prop : {};
+    const path = `${prefix}${name}`;
+    const row = `<tr><td><code>${breakable(path)}</code>${required.has(name) ? '' : ' <small>optional</small>'}</td><td>${typeLabel(p)}</td><td>${markdown(str(p.description))}</td></tr>`;
+    const nested = isObject(p.properties)
+      ? propertyRows(p, `${path}.`)
+      : isObject(p.items)
+        ? propertyRows(p.items, `${path}[].`)
+        : [];
+    return [row, ...nested];
+  });
+}
+
 function propertiesTable(schema: unknown): string {
   if (!isObject(schema) || !isObject(schema.properties)) return '';
-  const required = new Set(Array.isArray(schema.required) ? schema.required.map(String) : []);
-  const rows = Object.entries(schema.properties).map(([name, prop]) => {
-    const p = isObject(prop) ? prop : {};
-    const nested = isObject(p.properties)
-      ? propertiesTable(p)
-      : isObject(p.items)
-        ? propertiesTable(p.items)
-        : '';
-    return `<tr><td><code>${escapeHtml(name)}</code>${required.has(name) ? '' : ' <small>optional</small>'}</td><td>${typeLabel(p)}</td><td>${markdown(str(p.description))}${nested}</td></tr>`;
-  });
-  return `<table><thead><tr><th>Field</th><th>Type</th><th>Description</th></tr></thead><tbody>${rows.join('')}</tbody></table>`;
+  return table(['Field', 'Type', 'Description'], propertyRows(schema, ''));
 }
+
+/** A table in a box that scrolls by itself if it must: the page never scrolls sideways. */
+const table = (heads: string[], rows: string[]): string =>
+  `<div class="tw"><table><thead><tr>${heads.map((h) => `<th>${h}</th>`).join('')}</tr></thead><tbody>${rows.join('')}</tbody></table></div>`;
 
 function parametersTable(parameters: unknown): string {
   if (!Array.isArray(parameters) || parameters.length === 0) return '';
@@ -94,7 +112,7 @@ function parametersTable(parameters: unknown): string {
       .join(', ');
     return `<tr><td><code>${escapeHtml(str(p.name))}</code> <small>${escapeHtml(str(p.in))}${p.required ? ', required' : ''}</small></td><td>${typeLabel(schema)}${limits ? `<br><small>${limits}</small>` : ''}</td><td>${markdown(str(p.description))}</td></tr>`;
   });
-  return `<h4>Parameters</h4><table><thead><tr><th>Name</th><th>Type</th><th>Description</th></tr></thead><tbody>${rows.join('')}</tbody></table>`;
+  return `<h4>Parameters</h4>${table(['Name', 'Type', 'Description'], rows)}`;
 }
 
 function body(content: unknown): string {
@@ -117,14 +135,14 @@ function responsesTable(responses: unknown): string {
       .join(', ');
     return `<tr><td class="status s${escapeHtml(status[0] ?? '')}">${escapeHtml(status)}</td><td>${types}</td><td>${markdown(str(response.description))}</td></tr>`;
   });
-  return `<h4>Responses</h4><table><thead><tr><th>Status</th><th>Body</th><th>Meaning</th></tr></thead><tbody>${rows.join('')}</tbody></table>`;
+  return `<h4>Responses</h4>${table(['Status', 'Body', 'Meaning'], rows)}`;
 }
 
 function operation(method: string, path: string, op: Json, idPrefix: string): string {
   const id = anchor(`${idPrefix}${str(op.operationId) || `${method}-${path}`}`);
   const requestBody = isObject(op.requestBody) ? op.requestBody : null;
   return `<section class="op" id="${id}">
-<h3><span class="method m-${escapeHtml(method)}">${escapeHtml(method.toUpperCase())}</span> <code>${escapeHtml(path)}</code> ${op.deprecated ? '<small>deprecated</small>' : ''}</h3>
+<h3><span class="method m-${escapeHtml(method)}">${escapeHtml(method.toUpperCase())}</span> <code class="path">${breakable(path)}</code> ${op.deprecated ? '<small>deprecated</small>' : ''}</h3>
 <p class="summary">${escapeHtml(str(op.summary))}</p>
 ${markdown(str(op.description))}
 ${parametersTable(op.parameters)}
@@ -149,7 +167,7 @@ export function renderReference(doc: Json, documentUrl: string): string {
       ops.push({
         tag,
         html: operation(method, `${base}${path}`, op, ''),
-        link: `<a href="#${anchor(str(op.operationId))}"><span class="method m-${method}">${method.toUpperCase()}</span> ${escapeHtml(path)}</a>`,
+        link: `<a href="#${anchor(str(op.operationId))}"><span class="method m-${method}">${method.toUpperCase()}</span> ${breakable(path)}</a>`,
       });
     }
   }
@@ -176,15 +194,19 @@ export function renderReference(doc: Json, documentUrl: string): string {
         : '';
     })
     .join('');
-  return `<!doctype html>
-<html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">
-<title>${escapeHtml(str(info.title))} reference</title><link rel="stylesheet" href="/docs/reference.css"></head>
-<body><nav><p><strong>${escapeHtml(str(info.title))}</strong> <small>v${escapeHtml(str(info.version))}</small></p>
-<p><a href="${escapeHtml(documentUrl)}">openapi.json</a></p>${nav}<h2>Webhooks</h2><ul>${Object.keys(
+  const contents = `<p><a href="${escapeHtml(documentUrl)}">openapi.json</a></p>${nav}<h2>Webhooks</h2><ul>${Object.keys(
     isObject(doc.webhooks) ? doc.webhooks : {},
   )
     .map((n) => `<li><a href="#event-webhook_${anchor(n.replaceAll('.', '_'))}">${escapeHtml(n)}</a></li>`)
-    .join('')}</ul><h2><a href="#schemas">Schemas</a></h2></nav>
+    .join('')}</ul><h2><a href="#schemas">Schemas</a></h2>`;
+  const title = `<p><strong>${escapeHtml(str(info.title))}</strong> <small>v${escapeHtml(str(info.version))}</small></p>`;
+  // Wide screens: the contents in a sticky side column. Phones: the same links behind a <details> control
+  // (works without script), so they do not push the reference a screen and more down.
+  return `<!doctype html>
+<html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">
+<title>${escapeHtml(str(info.title))} reference</title><link rel="icon" href="${FAVICON_PATH}" type="image/svg+xml"><link rel="stylesheet" href="/docs/reference.css"></head>
+<body><nav class="side" aria-label="Contents">${title}${contents}</nav>
+<details class="toc"><summary>${escapeHtml(str(info.title))}: contents</summary><nav aria-label="Contents">${contents}</nav></details>
 <main><h1>${escapeHtml(str(info.title))}</h1>${markdown(str(info.description))}
 <p>Base URL: <code>${escapeHtml(base)}</code> on this server. Machine-readable: <a href="${escapeHtml(documentUrl)}"><code>${escapeHtml(documentUrl)}</code></a> (OpenAPI ${escapeHtml(str(doc.openapi))}).</p>
 ${sections}
@@ -192,11 +214,18 @@ ${sections}
 <section class="tag"><h2 id="schemas">Schemas</h2>${schemas.join('')}</section></main></body></html>`;
 }
 
+/** Served by the docs routes; the dashboard links the same icon. */
+export const FAVICON_PATH = '/docs/favicon.svg';
+
+/** A phone handset on the accent colour: small, and from here (no 404 for /favicon.ico on every page). */
+export const FAVICON_SVG = `<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 32 32"><rect width="32" height="32" rx="7" fill="#1f5fbf"/><path fill="#fff" d="M11.6 7.2c.6-.1 1.2.2 1.5.8l1.7 3.6c.3.6.1 1.3-.4 1.7l-1.6 1.2c.9 2 2.5 3.6 4.5 4.6l1.2-1.6c.4-.5 1.1-.7 1.7-.4l3.6 1.7c.6.3.9.9.8 1.5l-.4 2.6c-.1.7-.7 1.2-1.4 1.2C14.5 24.1 7.9 17.5 7.9 9.2c0-.7.5-1.3 1.2-1.4z"/></svg>`;
+
 export const REFERENCE_CSS = `*{box-sizing:border-box}body{margin:0;font:15px/1.5 system-ui,sans-serif;color:#1d2430;display:flex}
 nav{position:sticky;top:0;height:100vh;overflow:auto;width:290px;flex:none;padding:1rem;background:#f4f6f9;border-right:1px solid #dde2ea;font-size:13px}
 nav h2{font-size:12px;text-transform:uppercase;letter-spacing:.05em;color:#5a6577;margin:1.2rem 0 .3rem}
 nav ul{list-style:none;margin:0;padding:0}nav li a{display:block;padding:2px 0;color:#1d2430;text-decoration:none}
-main{padding:1.5rem 2.5rem;max-width:1000px;min-width:0}h1{margin-top:0}.tag>h2{border-bottom:2px solid #dde2ea;padding-bottom:.3rem;margin-top:2.5rem}
+main{padding:1.5rem 2.5rem;max-width:1000px;min-width:0;flex:1 1 auto;overflow-wrap:break-word}
+.tw{overflow-x:auto;max-width:100%}.toc{display:none}.path{overflow-wrap:anywhere}td code{overflow-wrap:anywhere}h1{margin-top:0}.tag>h2{border-bottom:2px solid #dde2ea;padding-bottom:.3rem;margin-top:2.5rem}
 .op,.schema{border:1px solid #dde2ea;border-radius:6px;padding:.2rem 1rem 1rem;margin:1rem 0}.op h3{font-size:16px}
 .summary{font-weight:600}table{border-collapse:collapse;width:100%;margin:.5rem 0;font-size:14px}
 th,td{border:1px solid #dde2ea;padding:4px 8px;text-align:left;vertical-align:top}th{background:#f4f6f9}td p{margin:0}
@@ -204,4 +233,7 @@ code{font:13px ui-monospace,monospace;background:#f1f3f6;padding:0 3px;border-ra
 .method{display:inline-block;min-width:3.6em;font:700 11px ui-monospace,monospace;padding:2px 4px;border-radius:3px;color:#fff;background:#5a6577;text-align:center}
 .m-get{background:#2466b8}.m-post{background:#1f8a4c}.m-delete{background:#b8322a}
 .status{font-weight:700}.s2{color:#1f8a4c}.s4{color:#a05a00}.s5{color:#b8322a}
-@media (max-width:800px){body{display:block}nav{position:static;height:auto;width:auto}main{padding:1rem}}`;
+@media (max-width:800px){body{display:block}nav.side{display:none}
+.toc{display:block;position:sticky;top:0;z-index:1;background:#f4f6f9;border-bottom:1px solid #dde2ea;font-size:14px}
+.toc summary{padding:.7rem 1rem;cursor:pointer;font-weight:600}.toc nav{position:static;height:auto;max-height:70vh;width:auto;border:0}
+main{padding:1rem}th,td{padding:4px 6px}}`;

@@ -3,7 +3,8 @@ import https from 'node:https';
 import type { AddressInfo } from 'node:net';
 
 export type ReceivedRequest = { headers: http.IncomingHttpHeaders; body: string; receivedAt: number };
-export type Reply = { status?: number; hangMs?: number };
+/** The answer: status (200), a delay before it, and its body (`ok`). */
+export type Reply = { status?: number; hangMs?: number; body?: string };
 
 export type Receiver = {
   url: string;
@@ -31,9 +32,9 @@ export async function startReceiver(tls?: { key: string; cert: string }): Promis
         receivedAt: Date.now(),
       };
       receiver.received.push(entry);
-      const { status = 200, hangMs = 0 } = receiver.reply(entry, receiver.received.length - 1);
+      const { status = 200, hangMs = 0, body = 'ok' } = receiver.reply(entry, receiver.received.length - 1);
       const send = () => {
-        if (!res.destroyed) res.writeHead(status, { 'content-type': 'text/plain' }).end('ok');
+        if (!res.destroyed) res.writeHead(status, { 'content-type': 'text/plain' }).end(body);
       };
       if (hangMs > 0) setTimeout(send, hangMs).unref();
       else send();

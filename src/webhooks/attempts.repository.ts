@@ -12,6 +12,8 @@ export type AttemptOutcome = {
   statusCode: number | null;
   latencyMs: number;
   error: string | null;
+  /** The first bytes of the receiver's answer (delivery/http-sender.ts); null without one. */
+  responseExcerpt: string | null;
   /** `pending` with a later `nextAttemptAt` to retry; `failed` when given up. */
   status: DeliveryStatus;
   nextAttemptAt: Date;
@@ -74,6 +76,7 @@ export async function writeOutcomes(
     status_code: o.statusCode,
     latency_ms: o.latencyMs,
     error: o.error,
+    response_excerpt: o.responseExcerpt,
     status: o.status,
     next_attempt_at: o.nextAttemptAt.toISOString(),
     last_error: o.status === 'delivered' ? null : (o.error ?? 'failed').slice(0, 500),
@@ -90,7 +93,7 @@ export async function writeOutcomes(
     with o as (
       select * from jsonb_to_recordset(${JSON.stringify(attempts)}::jsonb) as o(
         delivery_id uuid, subscription_id text, at timestamptz, status_code int, latency_ms int, error text,
-        status text, next_attempt_at timestamptz, last_error text)
+        response_excerpt text, status text, next_attempt_at timestamptz, last_error text)
     ),
     done as (
       update webhook_deliveries d
@@ -126,6 +129,9 @@ export async function writeOutcomes(
       ) r
       where s.id = r.id
     )
-    insert into webhook_attempts (delivery_id, subscription_id, attempted_at, status_code, latency_ms, error)
-    select delivery_id, subscription_id, at, status_code, latency_ms, error from done`.execute(db);
+    insert into webhook_attempts
+      (delivery_id, subscription_id, attempted_at, status_code, latency_ms, error, response_excerpt)
+    select delivery_id, subscription_id, at, status_code, latency_ms, error, response_excerpt from done`.execute(
+    db,
+  );
 }

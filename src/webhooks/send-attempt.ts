@@ -43,7 +43,13 @@ export async function sendAttempt(
   // it is retried, counted, and disables the subscription at the limit instead of looping forever.
   const result: SendResult = headers
     ? await deps.sender.send(d.url, headers, body)
-    : { ok: false, statusCode: null, error: 'signing secret could not be decrypted', latencyMs: 0 };
+    : {
+        ok: false,
+        statusCode: null,
+        error: 'signing secret could not be decrypted',
+        latencyMs: 0,
+        responseExcerpt: null,
+      };
   const at = deps.clock.now();
   const delivered = result.ok && result.statusCode !== null;
   const delay = delivered ? null : nextAttemptDelayMs(d.attempts, deps.random);
@@ -55,6 +61,7 @@ export async function sendAttempt(
     statusCode: result.statusCode,
     latencyMs: result.latencyMs,
     error: result.error,
+    responseExcerpt: result.responseExcerpt ?? null,
     status: delivered ? 'delivered' : delay === null || result.statusCode === 410 ? 'failed' : 'pending',
     nextAttemptAt: delay === null ? d.next_attempt_at : new Date(at.getTime() + delay),
   };

@@ -130,6 +130,7 @@ export async function sendTestEvent(
         status_code: result.statusCode,
         latency_ms: result.latencyMs,
         error: result.error,
+        response_excerpt: result.responseExcerpt ?? null,
       })
       .execute();
   });

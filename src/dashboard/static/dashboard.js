@@ -1,4 +1,12 @@
-// The dashboard's only script: copy buttons for one-time secrets. Everything else works without it.
+// The dashboard's only script: copy buttons for one-time secrets, and reloading a call whose transcript is
+// pending. Everything else works without it (without it, the pending message says when to reload).
+
+const pending = document.querySelector('[data-reload-after]');
+if (pending) {
+  const seconds = Number(pending.getAttribute('data-reload-after')) || 10;
+  pending.textContent = `The transcript is not ready yet; this page refreshes by itself in about ${seconds} seconds.`;
+  setTimeout(() => window.location.reload(), seconds * 1000);
+}
 
 document.addEventListener('click', (event) => {
   const button = event.target instanceof Element ? event.target.closest('[data-copy]') : null;

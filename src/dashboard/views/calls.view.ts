@@ -1,12 +1,15 @@
 import type { AssistantView } from '../../assistants/assistants.views.ts';
+import { CALL_STATUSES } from '../../calls/call-status.ts';
 import type { CallDetailView, CallView } from '../../calls/calls.views.ts';
 import type { FetchResult } from '../../transcripts/transcripts.service.ts';
 import { attr, html, type SafeHtml } from '../html.ts';
-import { badge, duration, time, toLocalInput, usd } from './format.ts';
+import { badge, callStatusLabel, duration, time, toLocalInput, usd } from './format.ts';
 import { issuesBlock, type PageUser, page } from './layout.ts';
 
 export type CallFilters = {
   direction: string;
+  /** One status or several, comma-separated, as GET /calls takes it. */
+  status: string;
   assistant_id: string;
   from: string;
   to: string;
@@ -17,16 +20,26 @@ export type CallFilters = {
 const directionBadge = (d: string): SafeHtml =>
   badge(d === 'inbound' ? 'Inbound' : 'Outbound', d === 'inbound' ? 'info' : 'muted');
 
+const UNSUCCESSFUL = ['no_answer', 'busy', 'failed', 'canceled'];
+
 function statusBadge(status: string): SafeHtml {
-  if (status === 'completed') return badge(status, 'ok');
-  if (['failed', 'busy', 'no_answer', 'canceled'].includes(status)) return badge(status, 'warn');
-  return badge(status, 'muted');
+  const label = callStatusLabel(status);
+  if (status === 'completed') return badge(label, 'ok');
+  if (UNSUCCESSFUL.includes(status)) return badge(label, 'warn');
+  return badge(label, 'muted');
 }
+
+/** The status choices: each status, and the unsuccessful ones together (GET /calls takes several). */
+const STATUS_CHOICES: [value: string, label: string][] = [
+  ...CALL_STATUSES.map((s): [string, string] => [s, callStatusLabel(s)]),
+  [UNSUCCESSFUL.join(','), 'Not answered (no answer, busy, failed, canceled)'],
+];
 
 /** The current filters as a query string (page replaced), for pagination links. */
 export function filterQuery(f: CallFilters, pageNumber: number): string {
   const q = new URLSearchParams();
-  for (const k of ['direction', 'assistant_id', 'from', 'to', 'limit'] as const) if (f[k]) q.set(k, f[k]);
+  for (const k of ['direction', 'status', 'assistant_id', 'from', 'to', 'limit'] as const)
+    if (f[k]) q.set(k, f[k]);
   if (pageNumber > 0) q.set('page', String(pageNumber));
   const s = q.toString();
   return s ? `?${s}` : '';
@@ -68,6 +81,14 @@ export function callsListPage(p: {
     </select>
   </div>
   <div class="field">
+    <label for="status">Status</label>
+    <select id="status" name="status">
+      <option value="">Any</option>
+      ${STATUS_CHOICES.map(([value, label]) => html`<option value="${value}"${attr('selected', f.status === value)}>${label}</option>`)}
+      ${f.status && !STATUS_CHOICES.some(([v]) => v === f.status) ? html`<option value="${f.status}" selected>${f.status}</option>` : ''}
+    </select>
+  </div>
+  <div class="field">
     <label for="assistant_id">Assistant</label>
     <select id="assistant_id" name="assistant_id">
       <option value="">All</option>
@@ -76,11 +97,11 @@ export function callsListPage(p: {
   </div>
   <div class="field">
     <label for="from">From <span class="muted">(UTC)</span></label>
-    <input id="from" name="from" type="datetime-local" value="${toLocalInput(f.from) || f.from}">
+    <input id="from" name="from" type="datetime-local" value="${toLocalInput(f.from) || f.from}" aria-describedby="utc-hint">
   </div>
   <div class="field">
     <label for="to">To <span class="muted">(UTC)</span></label>
-    <input id="to" name="to" type="datetime-local" value="${toLocalInput(f.to) || f.to}">
+    <input id="to" name="to" type="datetime-local" value="${toLocalInput(f.to) || f.to}" aria-describedby="utc-hint">
   </div>
   <div class="field">
     <label for="limit">Per page</label>
@@ -89,6 +110,7 @@ export function callsListPage(p: {
     </select>
   </div>
   <div class="actions"><button class="button primary" type="submit">Apply</button> <a class="button" href="/dashboard/calls">Reset</a></div>
+  <p class="hint small muted" id="utc-hint">Dates and times are UTC (Coordinated Universal Time), whatever your computer's time zone, as in the list below.</p>
 </form>
 ${issuesBlock(p.issues)}
 ${
@@ -115,8 +137,9 @@ function transcriptBlock(t: FetchResult): SafeHtml {
         html`<li class="turn turn-${s.speaker}"><span class="speaker">${s.speaker === 'caller' ? 'Caller' : 'Assistant'}</span> <span class="small muted">${time(s.timestamp)}</span><p>${s.text}</p></li>`,
     )}</ol>`;
   }
+  // The script reloads the page after the wait; without it the message still says what to do.
   if (t.state === 'pending')
-    return html`<p class="muted">The transcript is not ready yet; reload in about ${t.retryAfterSeconds} seconds.</p>`;
+    return html`<p class="muted" data-reload-after="${Math.min(60, Math.max(2, t.retryAfterSeconds))}" role="status">The transcript is not ready yet; reload in about ${t.retryAfterSeconds} seconds.</p>`;
   if (t.state === 'unavailable')
     return html`<p class="muted">The transcript could not be fetched right now; try again shortly.</p>`;
   return html`<p class="muted">No transcript exists for this call.</p>`;

@@ -35,3 +35,24 @@ export const badge = (text: string, tone: BadgeTone): SafeHtml =>
 /** A value as `datetime-local` shows it, in UTC (the labels say so). */
 export const toLocalInput = (iso: string | undefined): string =>
   iso && !Number.isNaN(Date.parse(iso)) ? new Date(iso).toISOString().slice(0, 16) : '';
+
+/**
+ * A URL that may wrap after `/` and `.` (a `<wbr>` after each), never inside a word: long webhook URLs stay
+ * readable on a phone. Each piece is escaped.
+ */
+export const breakableUrl = (url: string): SafeHtml =>
+  html`<span class="url">${url.split(/(?<=[/.])/).map((part, i) => (i === 0 ? html`${part}` : html`<wbr>${part}`))}</span>`;
+
+const CALL_STATUS_LABELS: Record<string, string> = {
+  queued: 'Queued',
+  ringing: 'Ringing',
+  in_progress: 'In progress',
+  completed: 'Completed',
+  no_answer: 'No answer',
+  busy: 'Busy',
+  failed: 'Failed',
+  canceled: 'Canceled',
+};
+
+/** A call status as people read it ("No answer"), like the direction badges ("Inbound"). */
+export const callStatusLabel = (status: string): string => CALL_STATUS_LABELS[status] ?? status;

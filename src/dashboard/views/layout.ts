@@ -1,3 +1,4 @@
+import { FAVICON_PATH } from '../../openapi/reference-page.ts';
 import { html, type SafeHtml } from '../html.ts';
 import type { Flash } from '../sessions.service.ts';
 
@@ -67,6 +68,7 @@ export function page(p: {
 <meta name="viewport" content="width=device-width, initial-scale=1">
 <meta name="referrer" content="no-referrer">
 <title>${p.title} · Voice Calls dashboard</title>
+<link rel="icon" href="${FAVICON_PATH}" type="image/svg+xml">
 <link rel="stylesheet" href="/dashboard/static/dashboard.css">
 <script src="/dashboard/static/dashboard.js" defer></script>
 </head>

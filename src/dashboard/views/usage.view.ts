@@ -5,6 +5,7 @@ import { addMoney } from '../usage.service.ts';
 import { usd } from './format.ts';
 import { statusBadge } from './keys.view.ts';
 import { type PageUser, page } from './layout.ts';
+import { barChart } from './svg-chart.ts';
 
 const COUNTRY_NAMES = new Intl.DisplayNames(['en'], { type: 'region' });
 const countryName = (code: string): string => {
@@ -14,6 +15,14 @@ const countryName = (code: string): string => {
     return code;
   }
 };
+
+/**
+ * A wide table in a box that scrolls sideways: focusable (keyboard scrolling), named by its heading, and on a
+ * phone announced by a visible hint and a fading edge (CSS), since a phone shows no scroll bar until touched.
+ */
+const scrollingTable = (labelledBy: string, table: SafeHtml): SafeHtml =>
+  html`<p class="scroll-hint small muted" aria-hidden="true">Swipe the table sideways to see every column →</p>
+<div class="table-wrap scrolls" tabindex="0" role="region" aria-labelledby="${labelledBy}">${table}</div>`;
 
 export function usagePage(p: {
   user: PageUser;
@@ -40,6 +49,21 @@ export function usagePage(p: {
   ${cells.map((c) => html`<td class="num">${c ? c.requests : html`<span class="muted">0</span>`}</td>`)}
   <td class="num"><strong>${total}</strong>${errors > 0 ? html`<div class="small muted">${errors} errors</div>` : ''}</td>
 </tr>`;
+  });
+  const oldestFirst = [...report.days].reverse();
+  const requestCharts = keysShown.map((k) => {
+    const cells = oldestFirst.map((d) => reqs.get(`${k.id}|${d}`));
+    return barChart({
+      id: `usage-${k.id}`,
+      title: `${k.name} (${k.prefix}…): requests per day`,
+      description: `API requests made with this key per UTC day over the last ${p.days} days, and beside each day the answers that were errors (4xx or 5xx).`,
+      labels: oldestFirst.map((d) => d.slice(5)),
+      series: [
+        { name: 'Requests', tone: 'primary', values: cells.map((c) => c?.requests ?? 0) },
+        { name: 'Errors (4xx/5xx)', tone: 'bad', values: cells.map((c) => c?.errors ?? 0) },
+      ],
+      format: (v) => String(Math.round(v)),
+    });
   });
   const spendRows = keysShown.map((k) => {
     const todaySpend = spend.get(`${k.id}|${today}`) ?? '0';
@@ -80,13 +104,17 @@ export function usagePage(p: {
 <p class="muted">Days are UTC; today is ${today}. Request counts include every answer, errors too, and may lag a few seconds.</p>
 <section aria-labelledby="req-title">
   <h2 id="req-title">API requests per key per day</h2>
+  ${keysShown.length === 0 ? '' : html`<div class="chart-grid-2">${requestCharts}</div>`}
   ${
     keysShown.length === 0
       ? html`<p class="empty">No keys.</p>`
-      : html`<div class="table-wrap"><table class="compact">
+      : scrollingTable(
+          'req-title',
+          html`<table class="compact">
   <thead><tr><th scope="col">Key</th>${report.days.map((d) => html`<th scope="col" class="num">${d.slice(5)}</th>`)}<th scope="col" class="num">Total</th></tr></thead>
   <tbody>${requestRows}</tbody>
-</table></div>`
+</table>`,
+        )
   }
 </section>
 <section aria-labelledby="spend-title">
@@ -94,10 +122,13 @@ export function usagePage(p: {
   ${
     keysShown.length === 0
       ? html`<p class="empty">No keys.</p>`
-      : html`<div class="table-wrap"><table>
+      : scrollingTable(
+          'spend-title',
+          html`<table>
   <thead><tr><th scope="col">Key</th><th scope="col" class="num">Today</th><th scope="col" class="num">Daily cap</th><th scope="col">Of cap</th><th scope="col" class="num">Last ${p.days} days</th></tr></thead>
   <tbody>${spendRows}</tbody>
-</table></div>`
+</table>`,
+        )
   }
 </section>
 <section aria-labelledby="country-title">

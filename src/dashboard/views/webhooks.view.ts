@@ -3,21 +3,27 @@ import { AUTO_DISABLE_AFTER } from '../../webhooks/deliveries.repository.ts';
 import { FAILURES_NEAR_LIMIT } from '../../webhooks/failure-streak.ts';
 import type { SubscriptionView } from '../../webhooks/subscriptions.service.ts';
 import { ANNOUNCED_EVENTS } from '../../webhooks/subscriptions.service.ts';
+import type { DeliveryLogRow } from '../dashboard.repository.ts';
 import { attr, html, type SafeHtml } from '../html.ts';
 import type { Flash } from '../sessions.service.ts';
-import { badge, time } from './format.ts';
+import { badge, breakableUrl, time } from './format.ts';
 import { csrfField, issuesBlock, type PageUser, page } from './layout.ts';
 
-export type LogEntry = {
-  at: string;
-  status_code: number | null;
-  latency_ms: number;
-  error: string | null;
-  delivery_id: string;
-  delivery_status: string;
-  event_id: string;
-  event: string;
-};
+const answerBadge = (code: number | null): SafeHtml =>
+  code === null
+    ? html`<span class="muted">—</span>`
+    : badge(String(code), code >= 200 && code < 300 ? 'ok' : 'bad');
+
+const deliveryBadge = (status: string, subActive: boolean): SafeHtml =>
+  status === 'delivered'
+    ? badge('Delivered', 'ok')
+    : status === 'failed'
+      ? badge('Failed', 'bad')
+      : subActive
+        ? badge('Retrying', 'warn')
+        : badge('Waiting', 'muted');
+
+const testBadge = html` <span class="badge badge-info" title="Sent with “Send test event”; not a real call">Test</span>`;
 
 export function stateBadge(s: SubscriptionView): SafeHtml {
   if (s.is_active && s.consecutive_failures >= FAILURES_NEAR_LIMIT)
@@ -37,7 +43,7 @@ export function webhooksListPage(p: {
 }): SafeHtml {
   const rows = p.subs.map(
     (s) => html`<tr>
-  <th scope="row"><a href="/dashboard/webhooks/${s.id}" class="url">${s.url}</a>${s.description ? html`<div class="small muted">${s.description}</div>` : ''}</th>
+  <th scope="row"><a href="/dashboard/webhooks/${s.id}">${breakableUrl(s.url)}</a>${s.description ? html`<div class="small muted">${s.description}</div>` : ''}</th>
   <td data-label="Events">${events(s.events)}</td>
   <td data-label="State">${stateBadge(s)}${!s.is_active && s.disabled_reason ? html`<div class="small muted">${s.disabled_reason}</div>` : ''}</td>
   <td class="num" data-label="Failures">${s.consecutive_failures}</td>
@@ -116,20 +122,22 @@ export function webhookDetailPage(p: {
   user: PageUser;
   flash: Flash | null;
   sub: SubscriptionView;
-  log: LogEntry[];
+  log: DeliveryLogRow[];
+  failedOnly: boolean;
+  charts: SafeHtml;
   nowLocal: string;
 }): SafeHtml {
   const s = p.sub;
   const csrf = csrfField(p.user.csrfToken);
   const base = `/dashboard/webhooks/${s.id}`;
   const logRows = p.log.map(
-    (a) => html`<tr>
-  <td data-label="Time">${time(a.at)}</td>
-  <td data-label="Event"><code>${a.event}</code><div class="small muted mono">${a.event_id}</div></td>
-  <td data-label="Status">${a.status_code === null ? html`<span class="muted">—</span>` : a.status_code >= 200 && a.status_code < 300 ? badge(String(a.status_code), 'ok') : badge(String(a.status_code), 'bad')}</td>
+    (a) => html`<tr${a.is_test ? html` class="is-test"` : ''}>
+  <td data-label="Time"><a href="${base}/attempts/${a.id}">${time(a.attempted_at)}<span class="visually-hidden">: attempt details</span></a></td>
+  <td data-label="Event"><code>${a.event_type}</code>${a.is_test ? testBadge : ''}<div class="small muted mono">${a.event_id}</div></td>
+  <td data-label="Status">${answerBadge(a.status_code)}</td>
   <td class="num" data-label="Latency">${a.latency_ms} ms</td>
   <td data-label="Error">${a.error ?? html`<span class="muted">—</span>`}</td>
-  <td data-label="Delivery">${a.delivery_status === 'delivered' ? badge('delivered', 'ok') : a.delivery_status === 'failed' ? badge('failed', 'bad') : s.is_active ? badge('retrying', 'warn') : badge('waiting', 'muted')}</td>
+  <td data-label="Delivery">${deliveryBadge(a.delivery_status, s.is_active)}</td>
   <td data-label=""><form method="post" action="${base}/redeliver">${csrf}<input type="hidden" name="event_id" value="${a.event_id}"><button class="button small" type="submit">Redeliver<span class="visually-hidden"> event ${a.event_id}</span></button></form></td>
 </tr>`,
   );
@@ -139,7 +147,7 @@ export function webhookDetailPage(p: {
     user: p.user,
     flash: p.flash,
     body: html`<p class="crumbs"><a href="/dashboard/webhooks">Webhooks</a> /</p>
-<div class="page-head"><h1 class="url">${s.url}</h1> ${stateBadge(s)}</div>
+<div class="page-head"><h1 class="url-title">${breakableUrl(s.url)}</h1> ${stateBadge(s)}</div>
 ${
   s.is_active
     ? ''
@@ -171,11 +179,16 @@ ${
     <button class="button" type="submit">Redeliver</button>
   </form>
 </section>
+${p.charts}
 <section aria-labelledby="log-title">
   <h2 id="log-title">Delivery log</h2>
+  <nav class="segmented" aria-label="Filter the delivery log">
+    <a href="${base}"${p.failedOnly ? '' : html` aria-current="page"`}>All attempts</a>
+    <a href="${base}?outcome=failed"${p.failedOnly ? html` aria-current="page"` : ''}>Failed only</a>
+  </nav>
   ${
     p.log.length === 0
-      ? html`<p class="empty">No delivery attempts yet. Send a test event to try the endpoint.</p>`
+      ? html`<p class="empty">${p.failedOnly ? 'No failed attempts among the latest.' : 'No delivery attempts yet. Send a test event to try the endpoint.'}</p>`
       : html`<div class="table-wrap"><table class="cards">
   <caption class="visually-hidden">Latest delivery attempts, newest first</caption>
   <thead><tr><th scope="col">Time</th><th scope="col">Event</th><th scope="col">Status</th><th scope="col" class="num">Latency</th><th scope="col">Error</th><th scope="col">Delivery</th><th scope="col"><span class="visually-hidden">Actions</span></th></tr></thead>
@@ -195,12 +208,73 @@ export function deleteWebhookPage(p: { user: PageUser; sub: SubscriptionView }):
     body: html`<p class="crumbs"><a href="/dashboard/webhooks">Webhooks</a> / <a href="/dashboard/webhooks/${s.id}">${s.id}</a> /</p>
 <section class="card danger narrow" aria-labelledby="confirm-title">
   <h1 id="confirm-title">Delete this endpoint?</h1>
-  <p><code class="url">${s.url}</code> will receive no more events, and pending deliveries to it are dropped. This cannot be undone.</p>
+  <p><code>${breakableUrl(s.url)}</code> will receive no more events, and pending deliveries to it are dropped. This cannot be undone.</p>
   <form method="post" action="/dashboard/webhooks/${s.id}/delete" class="actions">
     ${csrfField(p.user.csrfToken)}
     <button class="button danger" type="submit">Yes, delete it</button>
     <a class="button" href="/dashboard/webhooks/${s.id}">Cancel</a>
   </form>
 </section>`,
+  });
+}
+
+type AttemptDetail = {
+  id: number;
+  attempted_at: Date;
+  status_code: number | null;
+  latency_ms: number;
+  error: string | null;
+  response_excerpt: string | null;
+  delivery_id: string;
+  delivery_status: string;
+  delivery_attempts: number;
+  event_id: string;
+  event_type: string;
+  event_data: unknown;
+  headers: [string, string][];
+  body: string;
+};
+
+const isTestData = (data: unknown): boolean =>
+  typeof data === 'object' && data !== null && (data as { test?: unknown }).test === true;
+
+/** One delivery attempt: what was sent (headers with signatures redacted, body) and how the receiver answered. */
+export function attemptPage(p: { user: PageUser; sub: SubscriptionView; attempt: AttemptDetail }): SafeHtml {
+  const s = p.sub;
+  const a = p.attempt;
+  const base = `/dashboard/webhooks/${s.id}`;
+  return page({
+    title: 'Delivery attempt',
+    nav: 'webhooks',
+    user: p.user,
+    body: html`<p class="crumbs"><a href="/dashboard/webhooks">Webhooks</a> / <a href="${base}">${breakableUrl(s.url)}</a> /</p>
+<div class="page-head"><h1>Attempt ${time(a.attempted_at)}</h1> ${answerBadge(a.status_code)}${isTestData(a.event_data) ? testBadge : ''}</div>
+<dl class="facts">
+  <div><dt>Event</dt><dd><code>${a.event_type}</code> <span class="small muted mono">${a.event_id}</span></dd></div>
+  <div><dt>Delivery</dt><dd>${deliveryBadge(a.delivery_status, s.is_active)} <span class="small muted">${a.delivery_attempts} attempt${a.delivery_attempts === 1 ? '' : 's'}</span></dd></div>
+  <div><dt>Latency</dt><dd>${a.latency_ms} ms</dd></div>
+  <div><dt>Error</dt><dd>${a.error ?? '—'}</dd></div>
+</dl>
+<section class="card" aria-labelledby="req-title">
+  <h2 id="req-title">Request</h2>
+  <p class="small muted">POST to <span class="mono">${breakableUrl(s.url)}</span>. Signatures are redacted; the timestamp is when the attempt started.</p>
+  <div class="table-wrap"><table class="compact headers">
+    <caption class="visually-hidden">Request headers</caption>
+    <thead><tr><th scope="col">Header</th><th scope="col">Value</th></tr></thead>
+    <tbody>${a.headers.map(([name, value]) => html`<tr><th scope="row" class="mono">${name}</th><td class="mono">${value}</td></tr>`)}</tbody>
+  </table></div>
+  <h3>Body</h3>
+  <pre class="code-block" tabindex="0">${a.body}</pre>
+</section>
+<section class="card" aria-labelledby="res-title">
+  <h2 id="res-title">Response</h2>
+  ${
+    a.status_code === null
+      ? html`<p>No answer: ${a.error ?? 'the attempt failed before a response'}.</p>`
+      : html`<p>HTTP ${a.status_code}. The first bytes of the body (at most 1 KiB):</p>
+  ${a.response_excerpt === null ? html`<p class="muted">Not recorded: this attempt was made before answers were kept.</p>` : a.response_excerpt === '' ? html`<p class="muted">Empty body.</p>` : html`<pre class="code-block" tabindex="0">${a.response_excerpt}</pre>`}`
+  }
+</section>
+<p><a href="${base}">← Back to the endpoint</a></p>`,
   });
 }

@@ -10,6 +10,7 @@ import * as webhookDeliveriesPendingOnce from './20261121_0050_webhook_deliverie
 import * as webhookFailureCountedAt from './20261123_0060_webhook_failure_counted_at.ts';
 import * as assistantAgents from './20261123_0070_assistant_agents.ts';
 import * as simulatorCalls from './20261123_0080_simulator_calls.ts';
+import * as webhookAttemptResponseExcerpt from './20261123_0090_webhook_attempt_response_excerpt.ts';
 
 /** Every migration, by name; names sort in the order they run. */
 export const migrations: Record<string, Migration> = {
@@ -24,4 +25,5 @@ export const migrations: Record<string, Migration> = {
   '20261123_0060_webhook_failure_counted_at': webhookFailureCountedAt,
   '20261123_0070_assistant_agents': assistantAgents,
   '20261123_0080_simulator_calls': simulatorCalls,
+  '20261123_0090_webhook_attempt_response_excerpt': webhookAttemptResponseExcerpt,
 };

@@ -49,4 +49,6 @@ export interface WebhookAttemptsTable {
   status_code: number | null;
   latency_ms: number;
   error: string | null;
+  /** The first bytes of the receiver's answer (RESPONSE_EXCERPT_BYTES), decoded as UTF-8; null without an answer. */
+  response_excerpt: string | null;
 }
