@@ -3,6 +3,7 @@ import { PGlite } from '@electric-sql/pglite';
 import { Kysely, PGliteDialect, PostgresDialect } from 'kysely';
 import pg from 'pg';
 import { type Notifications, pgliteNotifications, postgresNotifications } from './notifications.ts';
+import { isNewDataDir, readTemplate, saveTemplate } from './pglite-template.ts';
 import type { DB } from './schema.ts';
 import { statementNames } from './statement-names.ts';
 
@@ -71,10 +72,13 @@ export async function openDatabase(options: DatabaseOptions): Promise<DatabaseHa
   const settings = {
     startParams: [...PGlite.defaultStartParams, '-c', `shared_buffers=${PGLITE_SHARED_BUFFERS}`],
   };
-  const pglite = options.pgliteDir
-    ? new PGlite(path.resolve(options.pgliteDir), settings)
-    : new PGlite(settings);
+  const dir = options.pgliteDir ? path.resolve(options.pgliteDir) : undefined;
+  const fresh = isNewDataDir(dir);
+  const template = fresh ? readTemplate() : undefined;
+  const loaded = { ...settings, ...(template ? { loadDataDir: template } : {}) };
+  const pglite = dir ? new PGlite(dir, loaded) : new PGlite(loaded);
   await pglite.waitReady;
+  if (fresh && !template) await saveTemplate(pglite);
   const db = new Kysely<DB>({ dialect: new PGliteDialect({ pglite }) });
   const notifications = await pgliteNotifications(pglite);
   return { db, kind: 'pglite', notifications, close: closeBoth(db, notifications) };
