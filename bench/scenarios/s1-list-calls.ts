@@ -6,6 +6,7 @@ import { type LoadResult, runLoad } from '../lib/load.ts';
 import type { LoadSpec } from '../lib/load-spec.ts';
 import { fmt, judge, ms, rps, validity } from '../lib/report.ts';
 import { type RunningService, startFloor, startService } from '../lib/service.ts';
+import { cliBesideServerRow } from './s7-cli.ts';
 
 export type ListCallsFigures = { service: LoadResult; half: LoadResult; peakRss: number | null };
 
@@ -29,6 +30,7 @@ export async function startServiceTimed(ctx: Ctx): Promise<RunningService> {
     const firstAt = await firstOk(`${svc.url}/api/v1/auth/whoami`, ctx.fixture.main[0]?.key ?? '', 60_000);
     const startMs = firstAt - svc.spawnedAt;
     ctx.log(`  service up: first request served ${Math.round(startMs)} ms after spawn`);
+    cliBesideServerRow(ctx);
     addRaw(ctx, 's7', { startMs, listenMs: svc.listenMs });
     addRow(ctx, {
       scenario: 7,
