@@ -30,6 +30,27 @@ export async function callInsights(db: Database, customerId: string, callId: str
 /** An attempt that did not get a 2xx answer (no answer at all, or any other status). */
 const attemptFailed = sql<boolean>`(a.status_code is null or a.status_code not between 200 and 299)`;
 
+/** One endpoint's attempts (of the customer's deliveries) with their delivery and event. */
+const endpointAttempts = (db: Database, customerId: string, subscriptionId: string) =>
+  db
+    .selectFrom('webhook_attempts as a')
+    .innerJoin('webhook_deliveries as d', 'd.id', 'a.delivery_id')
+    .innerJoin('events as e', 'e.id', 'd.event_id')
+    .where('a.subscription_id', '=', subscriptionId)
+    .where('d.customer_id', '=', customerId);
+
+const ATTEMPT_COLUMNS = [
+  'a.id',
+  'a.attempted_at',
+  'a.status_code',
+  'a.latency_ms',
+  'a.error',
+  'd.id as delivery_id',
+  'd.status as delivery_status',
+  'e.id as event_id',
+  'e.type as event_type',
+] as const;
+
 /** One endpoint's delivery log, newest attempt first; `failedOnly` keeps the attempts that failed. */
 export async function deliveryLog(
   db: Database,
@@ -37,25 +58,11 @@ export async function deliveryLog(
   subscriptionId: string,
   o: { failedOnly: boolean; limit: number },
 ) {
-  let q = db
-    .selectFrom('webhook_attempts as a')
-    .innerJoin('webhook_deliveries as d', 'd.id', 'a.delivery_id')
-    .innerJoin('events as e', 'e.id', 'd.event_id')
-    .select([
-      'a.id',
-      'a.attempted_at',
-      'a.status_code',
-      'a.latency_ms',
-      'a.error',
-      'd.id as delivery_id',
-      'd.status as delivery_status',
-      'e.id as event_id',
-      'e.type as event_type',
-      // Dashboard test events carry `"test": true` in their data (webhooks/test-event.ts).
-      sql<boolean>`coalesce(e.data->>'test' = 'true', false)`.as('is_test'),
-    ])
-    .where('a.subscription_id', '=', subscriptionId)
-    .where('d.customer_id', '=', customerId);
+  let q = endpointAttempts(db, customerId, subscriptionId).select([
+    ...ATTEMPT_COLUMNS,
+    // Dashboard test events carry `"test": true` in their data (webhooks/test-event.ts).
+    sql<boolean>`coalesce(e.data->>'test' = 'true', false)`.as('is_test'),
+  ]);
   if (o.failedOnly) q = q.where(attemptFailed);
   return q.orderBy('a.attempted_at', 'desc').orderBy('a.id', 'desc').limit(o.limit).execute();
 }
@@ -64,23 +71,12 @@ export type DeliveryLogRow = Awaited<ReturnType<typeof deliveryLog>>[number];
 
 /** One attempt of one endpoint, with what was sent (the event) and the first bytes of the answer. */
 export async function deliveryAttempt(db: Database, customerId: string, subscriptionId: string, id: number) {
-  return db
-    .selectFrom('webhook_attempts as a')
-    .innerJoin('webhook_deliveries as d', 'd.id', 'a.delivery_id')
-    .innerJoin('events as e', 'e.id', 'd.event_id')
+  return endpointAttempts(db, customerId, subscriptionId)
     .innerJoin('webhook_subscriptions as s', 's.id', 'a.subscription_id')
     .select([
-      'a.id',
-      'a.attempted_at',
-      'a.status_code',
-      'a.latency_ms',
-      'a.error',
+      ...ATTEMPT_COLUMNS,
       'a.response_excerpt',
-      'd.id as delivery_id',
-      'd.status as delivery_status',
       'd.attempts as delivery_attempts',
-      'e.id as event_id',
-      'e.type as event_type',
       'e.occurred_at as event_occurred_at',
       'e.sequence as event_sequence',
       'e.data as event_data',
@@ -88,8 +84,6 @@ export async function deliveryAttempt(db: Database, customerId: string, subscrip
       's.previous_secret_expires_at',
     ])
     .where('a.id', '=', id)
-    .where('a.subscription_id', '=', subscriptionId)
-    .where('d.customer_id', '=', customerId)
     .executeTakeFirst();
 }
 
