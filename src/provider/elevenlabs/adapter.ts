@@ -1,7 +1,6 @@
-import { ElevenLabsClient } from '@elevenlabs/elevenlabs-js';
+import type { ElevenLabsClient } from '@elevenlabs/elevenlabs-js';
 import { fail, ok } from '../errors.ts';
 import type { ProviderResult, VoiceProvider } from '../interface.ts';
-import { providerErrorOf } from './errors.ts';
 import { conversationOf, eventsOf } from './events.ts';
 import { factsFromSdk } from './facts.ts';
 
@@ -23,31 +22,42 @@ export type ElevenLabsSettings = {
  * a conversation already started for this call id and return it (a retry of a failed placement never rings twice).
  */
 export function createElevenLabsProvider(settings: ElevenLabsSettings) {
-  const client = new ElevenLabsClient({
-    apiKey: settings.apiKey,
-    baseUrl: settings.baseUrl,
-    timeoutInSeconds: settings.timeoutMs / 1000,
-    maxRetries: 0,
-  });
-  const ai = client.conversationalAi;
+  // The SDK takes about 2 s to load (hundreds of modules): it is loaded by the first request to ElevenLabs, so a
+  // process that never talks to them (the simulator, every test, the CLI) does not pay for it at start.
+  let client: Promise<ConversationalAi> | null = null;
+  const conversationalAi = () =>
+    (client ??= import('@elevenlabs/elevenlabs-js').then(
+      ({ ElevenLabsClient }) =>
+        new ElevenLabsClient({
+          apiKey: settings.apiKey,
+          baseUrl: settings.baseUrl,
+          timeoutInSeconds: settings.timeoutMs / 1000,
+          maxRetries: 0,
+        }).conversationalAi,
+    ));
 
-  async function attempt<T>(what: string, run: () => Promise<T>): Promise<ProviderResult<T>> {
+  async function attempt<T>(
+    what: string,
+    run: (ai: ConversationalAi) => Promise<T>,
+  ): Promise<ProviderResult<T>> {
     try {
-      return ok(await run());
+      return ok(await run(await conversationalAi()));
     } catch (error) {
+      // Loaded with the SDK it inspects, which is here by now.
+      const { providerErrorOf } = await import('./errors.ts');
       return fail(providerErrorOf(error, what, settings.timeoutMs));
     }
   }
 
   /** The conversation started for our call id (its `user_id`), if any. */
   async function findPlacement(agentId: string, callId: string): Promise<ProviderResult<string | null>> {
-    const listed = await attempt('earlier placements', () =>
+    const listed = await attempt('earlier placements', (ai) =>
       ai.conversations.list({ agentId, userId: callId, pageSize: 1 }),
     );
     return listed.ok ? ok(listed.value.conversations[0]?.conversationId ?? null) : listed;
   }
 
-  const conversation = (id: string) => attempt(`conversation ${id}`, () => ai.conversations.get(id));
+  const conversation = (id: string) => attempt(`conversation ${id}`, (ai) => ai.conversations.get(id));
 
   const provider: VoiceProvider = {
     async placeCall(request) {
@@ -68,7 +78,7 @@ export function createElevenLabsProvider(settings: ElevenLabsSettings) {
         toNumber: request.to,
         conversationInitiationClientData: { userId: request.callId, dynamicVariables: request.variables },
       };
-      const placed = await attempt('the placement', async () => {
+      const placed = await attempt('the placement', async (ai) => {
         if (agent.telephony === 'sip_trunk') {
           const r = await ai.sipTrunk.outboundCall(body);
           return {
@@ -114,7 +124,7 @@ export function createElevenLabsProvider(settings: ElevenLabsSettings) {
       const ids: string[] = [];
       let cursor: string | undefined;
       for (let page = 0; page < MAX_LIST_PAGES; page++) {
-        const listed = await attempt('conversations', () =>
+        const listed = await attempt('conversations', (ai) =>
           ai.conversations.list({
             agentId,
             callStartAfterUnix: afterUnix,
@@ -133,3 +143,5 @@ export function createElevenLabsProvider(settings: ElevenLabsSettings) {
 }
 
 export type ElevenLabsProvider = ReturnType<typeof createElevenLabsProvider>;
+
+type ConversationalAi = ElevenLabsClient['conversationalAi'];
