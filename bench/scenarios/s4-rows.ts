@@ -23,6 +23,8 @@ export function webhookRows(
   r: {
     events: number;
     subscriptions: number;
+    /** The PostgreSQL server's `autovacuum` setting (null on PGlite, which has none). */
+    autovacuum: string | null;
     floor: PostsFloor;
     recordSeconds: number;
     throughput: Drain;
@@ -50,6 +52,7 @@ export function webhookRows(
       r.throughput.complete ? '' : `only ${fmt(r.throughput.delivered)} delivered within the bound`,
       r.floor.failed ? `${fmt(r.floor.failed)} floor POSTs failed` : '',
       `events recorded at ${fmt(r.events / r.recordSeconds)}/s`,
+      r.autovacuum === 'off' ? 'this server runs with autovacuum off: drained rows are never vacuumed' : '',
     ]
       .filter(Boolean)
       .join('; '),

@@ -304,8 +304,14 @@ export async function webhooks(ctx: Ctx): Promise<void> {
       `  healthy rate ${Math.round((hang * nSubs) / base.seconds)}/s alone, ${Math.round((hang * nSubs) / withHang.seconds)}/s beside a hung receiver (${hung} hung requests, ${hangSub.length} subscription)`,
     );
 
+    // A drain leaves a dead due-index entry per delivery until a vacuum; whether the server vacuums matters.
+    const autovacuum =
+      ctx.backend.name === 'postgres'
+        ? ((await sql<{ autovacuum: string }>`show autovacuum`.execute(stage.db)).rows[0]?.autovacuum ?? null)
+        : null;
     webhookRows(ctx, {
       events,
+      autovacuum,
       subscriptions: nSubs,
       floor,
       recordSeconds,

@@ -11,6 +11,7 @@ import * as webhookFailureCountedAt from './20261123_0060_webhook_failure_counte
 import * as assistantAgents from './20261123_0070_assistant_agents.ts';
 import * as simulatorCalls from './20261123_0080_simulator_calls.ts';
 import * as webhookAttemptResponseExcerpt from './20261123_0090_webhook_attempt_response_excerpt.ts';
+import * as outboxAutovacuum from './20261123_0100_outbox_autovacuum.ts';
 
 /** Every migration, by name; names sort in the order they run. */
 export const migrations: Record<string, Migration> = {
@@ -26,4 +27,5 @@ export const migrations: Record<string, Migration> = {
   '20261123_0070_assistant_agents': assistantAgents,
   '20261123_0080_simulator_calls': simulatorCalls,
   '20261123_0090_webhook_attempt_response_excerpt': webhookAttemptResponseExcerpt,
+  '20261123_0100_outbox_autovacuum': outboxAutovacuum,
 };
