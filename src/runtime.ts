@@ -1,5 +1,5 @@
 import path from 'node:path';
-import { Redis } from 'ioredis';
+import type { Redis } from 'ioredis';
 import type { Logger } from 'pino';
 import type { Clock } from './clock.ts';
 import type { Config } from './config.ts';
@@ -55,7 +55,10 @@ export async function openRuntime(config: Config, clock: Clock, logger: Logger):
     const serverSecret = loadServerSecret(config.serverSecret, config.dataDir);
     const hasher = createKeyHasher(serverSecret);
     const secretBox = createSecretBox(serverSecret);
-    const redis = config.redisUrl ? new Redis(config.redisUrl, REDIS_CLIENT_OPTIONS) : null;
+    // ioredis is loaded only when configured (about 70 ms of every start otherwise).
+    const redis = config.redisUrl
+      ? new (await import('ioredis')).Redis(config.redisUrl, REDIS_CLIENT_OPTIONS)
+      : null;
     // Errors surface on each command (and the limiter falls back); the event only needs a listener.
     redis?.on('error', () => {});
     const limiter = redis ? createRedisLimiter(redis, createMemoryLimiter(), logger) : createMemoryLimiter();

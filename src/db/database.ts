@@ -1,7 +1,6 @@
 import path from 'node:path';
-import { PGlite } from '@electric-sql/pglite';
 import { Kysely, PGliteDialect, PostgresDialect } from 'kysely';
-import pg from 'pg';
+import type pg from 'pg';
 import { type Notifications, pgliteNotifications, postgresNotifications } from './notifications.ts';
 import { isNewDataDir, readTemplate, saveTemplate } from './pglite-template.ts';
 import type { DB } from './schema.ts';
@@ -40,7 +39,9 @@ export type DatabaseOptions = {
 export const PGLITE_SHARED_BUFFERS = '32MB';
 
 export async function openDatabase(options: DatabaseOptions): Promise<DatabaseHandle> {
+  // Each driver is loaded only for its backend: a process needs one of them.
   if (options.url) {
+    const { default: pg } = await import('pg');
     const pool = new pg.Pool({
       connectionString: options.url,
       max: options.poolSize ?? 10,
@@ -69,6 +70,7 @@ export async function openDatabase(options: DatabaseOptions): Promise<DatabaseHa
     );
     return { db, kind: 'postgres', notifications, close: closeBoth(db, notifications) };
   }
+  const { PGlite } = await import('@electric-sql/pglite');
   const settings = {
     startParams: [...PGlite.defaultStartParams, '-c', `shared_buffers=${PGLITE_SHARED_BUFFERS}`],
   };

@@ -1,6 +1,5 @@
 import fs from 'node:fs';
 import path from 'node:path';
-import { generate } from 'selfsigned';
 
 /**
  * HSTS, sent on every response over TLS (API, docs, dashboard, problems): one value for the whole host, or
@@ -13,6 +12,8 @@ export type TlsMaterial = { key: string; cert: string; selfSigned: boolean };
 /** A development certificate for localhost and 127.0.0.1, valid a year. */
 export async function makeSelfSignedCertificate(): Promise<{ key: string; cert: string }> {
   const notAfterDate = new Date(Date.now() + 365 * 24 * 3600 * 1000);
+  // Loaded here: it and its ASN.1 libraries took about 100 ms of every start, and only a first start needs it.
+  const { generate } = await import('selfsigned');
   const pems = await generate([{ name: 'commonName', value: 'localhost' }], {
     keyType: 'ec',
     curve: 'P-256',
