@@ -1,5 +1,6 @@
 import path from 'node:path';
-import { Kysely, PGliteDialect, PostgresDialect } from 'kysely';
+import type { PGlite } from '@electric-sql/pglite';
+import { Kysely, PostgresDialect } from 'kysely';
 import type pg from 'pg';
 import { type Notifications, pgliteNotifications, postgresNotifications } from './notifications.ts';
 import { isNewDataDir, readTemplate, saveTemplate } from './pglite-template.ts';
@@ -81,9 +82,46 @@ export async function openDatabase(options: DatabaseOptions): Promise<DatabaseHa
   const pglite = dir ? new PGlite(dir, loaded) : new PGlite(loaded);
   await pglite.waitReady;
   if (fresh && !template) await saveTemplate(pglite);
-  const db = new Kysely<DB>({ dialect: new PGliteDialect({ pglite }) });
+  // LISTEN first: it goes through PGlite's own query lock, which the session below does not take.
   const notifications = await pgliteNotifications(pglite);
-  return { db, kind: 'pglite', notifications, close: closeBoth(db, notifications) };
+  const db = new Kysely<DB>({ dialect: new PostgresDialect({ pool: await pgliteSession(pglite) }) });
+  return {
+    db,
+    kind: 'pglite',
+    notifications,
+    async close() {
+      await db.destroy();
+      await notifications.close();
+      await pglite.close();
+    },
+  };
+}
+
+/**
+ * PGlite's one session, driven by node-postgres through PGlite's own adapter instead of PGlite's `query()`, which
+ * parses and plans every statement anew: as named statements (`sendPreparedAsNamed`), the prepared queries are
+ * planned once. Measured on the bench's quick folder: the key lookup 0.56–0.61 → 0.15–0.21 ms, a calls page
+ * 1.27–1.60 → 0.88–1.02 ms. Results are parsed by the same code as on PostgreSQL. The adapter writes to PGlite
+ * without taking PGlite's query lock, so after opening, every statement goes through this pool of one connection
+ * (pg queues the rest, as PGlite's lock did).
+ */
+async function pgliteSession(pglite: PGlite): Promise<pg.Pool> {
+  const [{ default: pg }, { createPgConfig }] = await Promise.all([
+    import('pg'),
+    import('@electric-sql/pglite/node-postgres'),
+  ]);
+  const pool = new pg.Pool({
+    ...(createPgConfig(pglite) as pg.PoolConfig),
+    max: 1,
+    // Kept open: the one connection is PGlite's session, and its named statements live as long as it does.
+    idleTimeoutMillis: 0,
+  });
+  pool.on('error', () => {});
+  pool.on('connect', (client) => {
+    client.on('error', () => {});
+    sendPreparedAsNamed(client);
+  });
+  return pool;
 }
 
 const closeBoth = (db: Database, notifications: Notifications) => async () => {
@@ -91,7 +129,7 @@ const closeBoth = (db: Database, notifications: Notifications) => async () => {
   await db.destroy();
 };
 
-/** Queries from `prepare` go out as named statements: pg parses each once per connection, then only binds. */
+/** Queries from `prepare` go out as named statements: the server parses each once per connection, then binds. */
 function sendPreparedAsNamed(client: pg.PoolClient): void {
   aroundQuery(client, (query, args) => {
     const [text, values] = args;
