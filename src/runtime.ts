@@ -7,6 +7,7 @@ import { createSecretBox, type SecretBox } from './crypto/secret-box.ts';
 import { lockDataDir } from './db/data-dir-lock.ts';
 import { type DatabaseHandle, openDatabase } from './db/database.ts';
 import { migrateToLatest } from './db/migrate.ts';
+import { SCHEMA_TEMPLATE_FILE } from './db/schema-template.ts';
 import { createKeyHasher } from './keys/key-hash.ts';
 import { createMetrics, type Metrics } from './ops/metrics.ts';
 import type { RateLimiter } from './rate-limit/interface.ts';
@@ -48,6 +49,7 @@ export async function openRuntime(config: Config, clock: Clock, logger: Logger):
     const database = await openDatabase({
       url: config.databaseUrl,
       pgliteDir: path.join(config.dataDir, 'pglite'),
+      schemaTemplate: SCHEMA_TEMPLATE_FILE,
       poolSize: config.databasePoolSize,
       queryTimeoutMs: config.databaseQueryTimeoutMs,
     });

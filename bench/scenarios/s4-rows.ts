@@ -82,7 +82,7 @@ export function webhookRows(
     target: '≥ 0.95',
     status: judge(drop <= 0.05 && r.withHang.complete),
     tool: 'bench (undici)',
-    note: `${fmt(r.hung)} requests left hanging (10 s timeout; 5 of 50 slots per subscription, halved after each round of timeouts)`,
+    note: `${fmt(r.hung)} requests left hanging (10 s timeout; 5 of 50 slots per subscription, halved after each round of timeouts); both runs from a vacuumed outbox`,
   });
   const b = r.blip;
   addRow(ctx, {

@@ -30,6 +30,11 @@ export type DatabaseOptions = {
   queryTimeoutMs?: number;
   /** PostgreSQL schema to use (tests isolate each run in its own). */
   searchPath?: string;
+  /**
+   * PGlite: a new folder is loaded from this dump when it can be read (a migrated cluster, schema-template.ts),
+   * else from the empty cluster's.
+   */
+  schemaTemplate?: string | undefined;
 };
 
 /**
@@ -77,7 +82,8 @@ export async function openDatabase(options: DatabaseOptions): Promise<DatabaseHa
   };
   const dir = options.pgliteDir ? path.resolve(options.pgliteDir) : undefined;
   const fresh = isNewDataDir(dir);
-  const template = fresh ? readTemplate() : undefined;
+  const schema = fresh && options.schemaTemplate ? readTemplate(options.schemaTemplate) : undefined;
+  const template = fresh ? (schema ?? readTemplate()) : undefined;
   const loaded = { ...settings, ...(template ? { loadDataDir: template } : {}) };
   const pglite = dir ? new PGlite(dir, loaded) : new PGlite(loaded);
   await pglite.waitReady;
@@ -105,7 +111,7 @@ export async function openDatabase(options: DatabaseOptions): Promise<DatabaseHa
  * without taking PGlite's query lock, so after opening, every statement goes through this pool of one connection
  * (pg queues the rest, as PGlite's lock did).
  */
-async function pgliteSession(pglite: PGlite): Promise<pg.Pool> {
+export async function pgliteSession(pglite: PGlite): Promise<pg.Pool> {
   const [{ default: pg }, { createPgConfig }] = await Promise.all([
     import('pg'),
     import('@electric-sql/pglite/node-postgres'),

@@ -17,15 +17,12 @@ const packageRoot = path.resolve(
 );
 const version: string = JSON.parse(fs.readFileSync(path.join(packageRoot, 'package.json'), 'utf8')).version;
 
+/** A file of the project's cache folder (node_modules/.cache/voice-calls-api), named for the PGlite version. */
+export const templateFile = (kind: string): string =>
+  path.resolve(packageRoot, '..', '..', '.cache', 'voice-calls-api', `pglite-${version}-${kind}.tar.gz`);
+
 /** The empty cluster's dump for the installed PGlite version. */
-export const TEMPLATE_FILE = path.resolve(
-  packageRoot,
-  '..',
-  '..',
-  '.cache',
-  'voice-calls-api',
-  `pglite-${version}-empty.tar.gz`,
-);
+export const TEMPLATE_FILE = templateFile('empty');
 
 /** Whether `dir` (a PGlite data folder, or memory when absent) holds no cluster yet. */
 export const isNewDataDir = (dir: string | undefined): boolean =>
@@ -40,7 +37,7 @@ export function readTemplate(file = TEMPLATE_FILE): Blob | undefined {
   }
 }
 
-/** Saves `pglite`, just initialised and still empty, as the template (atomically: workers may race). */
+/** Saves `pglite`'s cluster as a template (atomically: workers may race); an empty one by default. */
 export async function saveTemplate(pglite: PGlite, file = TEMPLATE_FILE): Promise<boolean> {
   const partial = `${file}.${process.pid}.${Date.now()}.partial`;
   try {
