@@ -1,13 +1,16 @@
 import assert from 'node:assert/strict';
-import { after, before, describe, it } from 'node:test';
+import { after, before, describe, it, mock } from 'node:test';
 import { ManualClock } from './clock.ts';
 import { loadConfig } from './config.ts';
 import { createSecretBox } from './crypto/secret-box.ts';
+import { openDatabase } from './db/database.ts';
+import { migrateToLatest } from './db/migrate.ts';
 import { createLogger } from './logger.ts';
 import { createMetrics } from './ops/metrics.ts';
 import type { Runtime } from './runtime.ts';
 import { newCustomer, startTestApp, type TestApp } from './testing/test-app.ts';
 import { testDatabase } from './testing/test-database.ts';
+import { vacuumCounts, vacuumCountsOnce } from './testing/vacuum-counts.ts';
 import { callFor, emitEvent } from './testing/webhook.fixtures.ts';
 import { createConfiguredWorker } from './worker.ts';
 
@@ -65,6 +68,37 @@ describe('the worker entry (src/worker.ts) as configured', () => {
       assert.deepEqual([warned?.due, warned?.oldest_due_seconds], [1, 121]);
     } finally {
       await close();
+    }
+  });
+
+  it('on PGlite, which has no autovacuum, vacuums (src/maintenance/embedded-vacuum.ts); on PostgreSQL, autovacuum does', async () => {
+    const pglite = await openDatabase({});
+    await migrateToLatest(pglite.db);
+    const runtimeOn = (kind: 'pglite' | 'postgres') =>
+      ({
+        config: loadConfig({}),
+        database: { ...pglite, kind },
+        services: t.services,
+        secretBox: createSecretBox(SERVER_SECRET),
+        metrics: createMetrics(),
+        clock: new ManualClock(new Date()),
+        logger: createLogger('silent'),
+      }) as unknown as Runtime;
+    mock.timers.enable({ apis: ['setInterval'] });
+    try {
+      const onPostgres = createConfiguredWorker(runtimeOn('postgres'));
+      mock.timers.tick(60_000);
+      await onPostgres.close();
+      assert.equal((await vacuumCounts(pglite.db)).webhook_deliveries, 0);
+
+      const onPglite = createConfiguredWorker(runtimeOn('pglite'));
+      mock.timers.tick(60_000);
+      const counts = await vacuumCountsOnce(pglite.db, (c) => c.webhook_deliveries === 1);
+      await onPglite.close();
+      assert.equal(counts.webhook_deliveries, 1);
+    } finally {
+      mock.timers.reset();
+      await pglite.close();
     }
   });
 });

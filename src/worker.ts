@@ -1,4 +1,6 @@
 import { createWebhookSender } from './delivery/http-sender.ts';
+import { every } from './every.ts';
+import { startEmbeddedVacuum } from './maintenance/embedded-vacuum.ts';
 import { purgeExpired } from './maintenance/retention.ts';
 import type { ReadinessProbe } from './ops/ops.routes.ts';
 import { createBacklogWatch } from './ops/outbox-backlog.ts';
@@ -12,29 +14,9 @@ import { createDeliveryWorker, type DeliveryWorker } from './webhooks/delivery-w
 const AUTH_FAILURE_RETENTION_DAYS = 30;
 
 /**
- * Runs `task` every `ms` (and once at once when `now`), one run at a time; `stop` waits for the run in progress.
- */
-function every(
-  ms: number,
-  task: () => Promise<unknown>,
-  onError: (err: unknown) => void,
-  o: { now?: boolean } = {},
-) {
-  let running: Promise<unknown> = o.now ? task().catch(onError) : Promise.resolve();
-  const timer = setInterval(() => {
-    running = running.then(() => task().catch(onError));
-  }, ms);
-  timer.unref();
-  return async () => {
-    clearInterval(timer);
-    await running;
-  };
-}
-
-/**
  * Everything a worker process does, as configured: webhook deliveries (continuous loop), callback
- * notifications, call.transcript.ready checks, and retention. In the API process by default, or alone
- * with the `worker` command.
+ * notifications, call.transcript.ready checks, retention, and on PGlite the vacuums autovacuum would run. In the
+ * API process by default, or alone with the `worker` command.
  */
 export function createConfiguredWorker(runtime: Runtime): {
   worker: DeliveryWorker;
@@ -96,6 +78,7 @@ export function createConfiguredWorker(runtime: Runtime): {
         }),
       warn('retention purge'),
     ),
+    ...(runtime.database.kind === 'pglite' ? [startEmbeddedVacuum(db, warn('vacuum'))] : []),
   ];
   const probe: ReadinessProbe = {
     name: 'worker',
