@@ -466,6 +466,13 @@ describe('dashboard in a real browser', { skip }, () => {
   });
 
   it('shows requests per key per day, spend against the cap, and outbound calls by country', async () => {
+    // The clock has moved on since the data was made (rotation grace, fold windows) and may have passed midnight
+    // UTC: the spend seeded for "today" is moved to the clock's day, which is the page's today.
+    await t.db
+      .updateTable('spend_reservations')
+      .set({ day: utcDay(t.clock.now()) })
+      .where('api_key_id', '=', a.keyId)
+      .execute();
     await go('/dashboard/usage');
     const reqRow = page
       .locator('section', { hasText: 'API requests per key' })
