@@ -230,4 +230,3 @@ export async function forgetOutboundCalls(backend: Backend, fixture: Fixture): P
     await handle.close();
   }
 }
-
