@@ -82,8 +82,8 @@ export async function openDatabase(options: DatabaseOptions): Promise<DatabaseHa
   };
   const dir = options.pgliteDir ? path.resolve(options.pgliteDir) : undefined;
   const fresh = isNewDataDir(dir);
-  const schema = fresh && options.schemaTemplate ? readTemplate(options.schemaTemplate) : undefined;
-  const template = fresh ? (schema ?? readTemplate()) : undefined;
+  const migrated = fresh && options.schemaTemplate ? readTemplate(options.schemaTemplate) : undefined;
+  const template = fresh ? (migrated ?? readTemplate()) : undefined;
   const loaded = { ...settings, ...(template ? { loadDataDir: template } : {}) };
   const pglite = dir ? new PGlite(dir, loaded) : new PGlite(loaded);
   await pglite.waitReady;

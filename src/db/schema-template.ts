@@ -7,13 +7,12 @@ import { migrations } from './migrations/index.ts';
 import { readTemplate, saveTemplate, templateFile } from './pglite-template.ts';
 import type { DB } from './schema.ts';
 
-/*
- * A new embedded folder loaded from the empty cluster still runs every migration at its first start (0.7–0.85 s on
- * this project's machine, a sixth of a first `npm start`). `npm install` also saves the migrated cluster, named
- * for these exact migrations (their names and code), so a first start finds them applied. A folder created by
- * code with other migrations finds no such file and is migrated as before.
+/**
+ * The migrated cluster's dump for the installed PGlite version and `ms` (their names and code). A new embedded
+ * folder loaded from the empty cluster still runs every migration at its first start (0.7–0.85 s on this project's
+ * machine, a sixth of a first `npm start`), so `npm install` also saves the migrated one; code with other
+ * migrations finds no file of this name and migrates as before.
  */
-/** The migrated cluster's dump for the installed PGlite version and `ms` (their names and code). */
 export function schemaTemplateFor(ms: Record<string, Migration>): string {
   const hash = createHash('sha256')
     .update(
