@@ -1,3 +1,4 @@
+import { maxHeaderSize } from 'node:http';
 import Fastify, { type FastifyInstance, LogController } from 'fastify';
 import type { Logger } from 'pino';
 import type { Clock } from './clock.ts';
@@ -55,7 +56,9 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
     requestIdHeader: false,
     trustProxy: options.trustedProxies.length > 0 ? options.trustedProxies : false,
     bodyLimit: options.bodyLimitBytes,
-    routerOptions: { ignoreTrailingSlash: true },
+    // A path segment of any length Node's parser lets through (the whole request head is capped at
+    // http.maxHeaderSize) reaches the guard like any other: the key is checked before the id is read.
+    routerOptions: { ignoreTrailingSlash: true, maxParamLength: maxHeaderSize },
     return503OnClosing: true,
     frameworkErrors: onFrameworkError,
     clientErrorHandler: clientErrorHandler(options.logger),

@@ -40,17 +40,18 @@ function fromFrameworkError(error: FastifyError): AppError | null {
 }
 
 /**
- * Errors Fastify raises before it has a route (a malformed percent-encoding, a path segment over the router's
- * length limit): without this they get Fastify's own JSON body, no problem details and no request id.
+ * Errors Fastify raises before it has a route (a malformed percent-encoding in the path): without this they get
+ * Fastify's own JSON body, no problem details and no request id. No route means no guard, so these are answered
+ * before the key is read (docs/spec-decisions.md, "Order of checks").
  */
 export function onFrameworkError(error: FastifyError, request: FastifyRequest, reply: FastifyReply): void {
   reply.header('x-request-id', request.id);
   if (request.protocol === 'https') reply.header('strict-transport-security', STRICT_TRANSPORT_SECURITY);
-  const known =
-    error.code === 'FST_ERR_MAX_PARAM_LENGTH'
-      ? new AppError('input.malformed', 'The request could not be read: a path segment is too long.')
-      : (fromFrameworkError(error) ?? new AppError('input.malformed', 'The request could not be read.'));
-  sendProblem(request, reply, known);
+  sendProblem(
+    request,
+    reply,
+    fromFrameworkError(error) ?? new AppError('input.malformed', 'The request could not be read.'),
+  );
 }
 
 /** What Node's HTTP parser refused, as the problem to answer; null when the client is gone. */
