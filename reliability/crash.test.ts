@@ -172,8 +172,8 @@ describe('a worker killed with SIGKILL again and again during a burst', { skip: 
 
     assert.equal(lost, 0, `lost ${lost} of ${expected}`);
     assert.equal(Number(pending?.n ?? 0), 0, 'every delivery is marked delivered');
-    // Only attempts sent and not yet recorded at a kill can be repeated; each holds a slot until its outcome
-    // is written, and at most as many again are out past SLOW_ATTEMPT_MS without one, so at most twice the
+    // Only attempts sent and not yet recorded at a kill can be repeated: at most the worker's concurrency in
+    // flight, and as many again answered and not yet written or out past SLOW_ATTEMPT_MS, so at most twice the
     // worker's concurrency per kill.
     assert.ok(duplicates <= kills.length * 2 * CONCURRENCY, `duplicates ${duplicates}`);
   });

@@ -77,7 +77,7 @@ const envSchema = z.object({
   WEBHOOK_LOG_RETENTION_DAYS: int(1, 3650, 30),
   /** Run the delivery worker inside the API process (turn off when running separate `worker` processes). */
   WORKER_IN_PROCESS: bool(true),
-  WORKER_CONCURRENCY: int(1, 1000, 50),
+  WORKER_CONCURRENCY: int(1, 1000, 100),
   /** A warning (log, `/readyz` `warnings`) while the oldest due webhook delivery has waited longer than this. */
   WEBHOOK_BACKLOG_WARN_SECONDS: int(1, 24 * 3600, 60),
   /** Dashboard sessions end after this long unused (default 12 h) or this long after sign-in (default 7 days). */

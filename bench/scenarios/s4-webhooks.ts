@@ -24,7 +24,7 @@ import { type Receivers, startReceivers } from '../lib/receivers-client.ts';
 import { type Latency, webhookRows } from './s4-rows.ts';
 
 /** As the service runs its worker (src/worker.ts with the default configuration). */
-export const WORKER = { concurrency: 50, perSubscription: 5, timeoutMs: 10_000, pollMs: 200 };
+export const WORKER = { concurrency: 100, perSubscription: 10, timeoutMs: 10_000, pollMs: 200 };
 const CALLS = 1000;
 const WEBHOOK_DB = 'voice_calls_bench_webhooks';
 
@@ -238,23 +238,28 @@ export async function webhooks(ctx: Ctx): Promise<void> {
       `  drained in ${throughput.seconds.toFixed(1)} s: ${Math.round(throughput.delivered / throughput.seconds)}/s`,
     );
 
+    /**
+     * Events at a steady rate with a fresh worker running. What a run could not deliver in time is dropped
+     * afterwards, so the next runs start from an empty queue.
+     */
+    const steadyRun = async (perSecond: number, seconds: number, o?: SteadyOptions) => {
+      worker = newWorker();
+      await receivers.reset();
+      worker.start();
+      const measured = await steadyLatency(stage, receivers, nSubs, perSecond, seconds, o);
+      await worker.stop();
+      await sql`delete from webhook_deliveries where status = 'pending'`.execute(handle.db);
+      return measured;
+    };
+    const logLatency = (l: Latency) =>
+      ctx.log(`  latency at ${Math.round(l.achievedPerSecond)} events/s: p99 ${l.p99.toFixed(0)} ms`);
+
     // Latency at a steady event rate, worker running.
-    worker = newWorker();
-    await receivers.reset();
-    worker.start();
-    const latency = await steadyLatency(
-      stage,
-      receivers,
-      nSubs,
-      sizes.latencyEventsPerSecond,
-      sizes.latencySeconds,
-    );
-    await worker.stop();
-    ctx.log(
-      `  latency at ${Math.round(latency.achievedPerSecond)} events/s: p99 ${latency.p99.toFixed(0)} ms`,
-    );
-    // What the latency run could not deliver in time is dropped, so the next runs start from an empty queue.
-    await sql`delete from webhook_deliveries where status = 'pending'`.execute(handle.db);
+    const latency = await steadyRun(sizes.latencyEventsPerSecond, sizes.latencySeconds);
+    logLatency(latency);
+    // The same at a tenth of the rate, which one worker drains here: commit → receipt without a queue.
+    const calmLatency = await steadyRun(sizes.latencyEventsPerSecond / 10, sizes.latencySeconds);
+    logLatency(calmLatency);
 
     // A burst with a blip: the same steady rate while the first receiver answers 500 for 2 s, one second in.
     // Its failed deliveries are retried 10 s (±20 %) later, and the run queues more than the worker drains per
@@ -262,18 +267,10 @@ export async function webhooks(ctx: Ctx): Promise<void> {
     const drainRate = throughput.delivered / throughput.seconds;
     const blipWaitMs =
       15_000 + ((sizes.blipSeconds * sizes.latencyEventsPerSecond * nSubs) / drainRate) * 1000;
-    worker = newWorker();
-    await receivers.reset();
-    worker.start();
-    const blipLatency = await steadyLatency(
-      stage,
-      receivers,
-      nSubs,
-      sizes.latencyEventsPerSecond,
-      sizes.blipSeconds,
-      { waitMs: blipWaitMs, blip: { atMs: 1_000, receiver: 0, ms: 2_000 } },
-    );
-    await worker.stop();
+    const blipLatency = await steadyRun(sizes.latencyEventsPerSecond, sizes.blipSeconds, {
+      waitMs: blipWaitMs,
+      blip: { atMs: 1_000, receiver: 0, ms: 2_000 },
+    });
     const { blipped } = await receivers.counts();
     const blipSub = await handle.db
       .selectFrom('webhook_subscriptions')
@@ -284,7 +281,6 @@ export async function webhooks(ctx: Ctx): Promise<void> {
     ctx.log(
       `  burst with a blip at ${Math.round(blipLatency.achievedPerSecond)} events/s: ${blipped} answers 500, ${blipLatency.received} of ${blipLatency.expected} delivered, p99 ${blipLatency.p99.toFixed(0)} ms, ${blipSub.is_active ? 'still active' : 'DISABLED'} (streak ${blipSub.consecutive_failures})`,
     );
-    await sql`delete from webhook_deliveries where status = 'pending'`.execute(handle.db);
 
     // A receiver that never answers: the other ten's rate with and without it. Both runs start from a vacuumed
     // outbox: every drain before leaves a dead due-index entry per delivery (this server may not vacuum, PGlite
@@ -321,9 +317,11 @@ export async function webhooks(ctx: Ctx): Promise<void> {
       recordSeconds,
       throughput,
       latency,
+      calmLatency,
       base,
       withHang,
       hung,
+      worker: { concurrency: WORKER.concurrency, perSubscription: WORKER.perSubscription },
       blip: blipRun,
     });
   } finally {
@@ -333,6 +331,9 @@ export async function webhooks(ctx: Ctx): Promise<void> {
     await handle.drop();
   }
 }
+
+/** How long to wait for the deliveries after the last event, and a receiver that answers 500 for a while. */
+type SteadyOptions = { waitMs?: number; blip?: { atMs: number; receiver: number; ms: number } };
 
 /**
  * Records events at `perSecond` for `seconds` (a transaction every 10 ms with the events due by then),
@@ -344,7 +345,7 @@ async function steadyLatency(
   nSubs: number,
   perSecond: number,
   seconds: number,
-  o: { waitMs?: number; blip?: { atMs: number; receiver: number; ms: number } } = {},
+  o: SteadyOptions = {},
 ): Promise<Latency> {
   const committed = new Map<string, number>();
   const started = performance.now();

@@ -88,6 +88,7 @@ export function createDeliveryWorker(o: DeliveryWorkerOptions): DeliveryWorker {
   /** Attempts in flight, with when each started (clock ms). */
   const running = new Map<Promise<void>, number>();
   let slowCheck: NodeJS.Timeout | null = null;
+  let topUp: NodeJS.Timeout | null = null;
   /** Claims waiting for the database, with the room each may fill. */
   const claiming = new Map<Promise<number>, ClaimRoom>();
   let active = false;
@@ -96,9 +97,10 @@ export function createDeliveryWorker(o: DeliveryWorkerOptions): DeliveryWorker {
   // A notification that came while claims were out: those claims may have read the queue before its commit.
   let woken = false;
   let lastLoopAt = 0;
-  // Slots are refilled in batches, once a quarter is free, rather than with one claim per finished attempt;
+  // Slots are refilled in batches, once half are free, rather than with one claim per finished attempt (each
+  // claim and each write costs the database about the same whatever its size; at a quarter the bench drained slower);
   // a second claim may start while the first waits for the database, so slots do not wait for both.
-  const refillAt = Math.ceil(o.concurrency / 4);
+  const refillAt = Math.ceil(o.concurrency / 2);
   const overlappingClaims = 2;
   const slowSince = () => o.clock.now().getTime() - SLOW_ATTEMPT_MS;
   const slow = () => {
@@ -107,10 +109,18 @@ export function createDeliveryWorker(o: DeliveryWorkerOptions): DeliveryWorker {
     for (const startedAt of running.values()) if (startedAt <= since) n += 1;
     return Math.min(n, o.concurrency);
   };
+  // Outcomes not yet written and attempts set aside as slow may number `concurrency` together before they take
+  // slots: so the next claim goes out while the last batch is written (measured: a worker that waited for each
+  // write sent in lockstep, claim, send, write), and a crash still repeats at most twice `concurrency` sends.
+  // Past that (writes that stall), claims wait for the writes.
+  const slots = () => {
+    const setAside = slow();
+    const answered = completions.unrecorded();
+    return o.concurrency - (running.size - setAside) - Math.max(0, answered + setAside - o.concurrency);
+  };
   const room = () =>
     roomForClaim({
-      // An outcome not yet written holds its slot, so a crash repeats a bounded number of sends.
-      slots: o.concurrency - (running.size - slow()) - completions.unrecorded(),
+      slots: slots(),
       perSubscription: o.perSubscription,
       held: limits.held(),
       inFlight,
@@ -160,16 +170,32 @@ export function createDeliveryWorker(o: DeliveryWorkerOptions): DeliveryWorker {
   function pump() {
     if (!active) return;
     lastLoopAt = Date.now();
-    for (let r = room(); claiming.size < overlappingClaims && r.limit >= refillAt; r = room()) {
+    let r = room();
+    for (; claiming.size < overlappingClaims && r.limit >= refillAt; r = room()) {
       woken = false;
       void claim(r).then(afterClaim);
     }
-    watchForSlow();
+    topUpLater(r.limit);
+    watchForSlow(r.limit);
+  }
+
+  /**
+   * Fewer slots free than a batch, and nothing claiming: they are filled pollMs later all the same, so attempts that
+   * hold the other slots for long (receivers that answer slowly, not yet slow) never keep the free ones idle.
+   */
+  function topUpLater(free: number) {
+    if (topUp || claiming.size > 0 || free <= 0 || free >= refillAt) return;
+    topUp = setTimeout(() => {
+      topUp = null;
+      if (!active || claiming.size > 0) return;
+      const r = room();
+      if (r.limit > 0) void claim(r).then(afterClaim);
+    }, o.pollMs);
   }
 
   /** With every slot taken, looks again when the oldest attempt in flight turns slow and frees one. */
-  function watchForSlow() {
-    if (slowCheck || running.size === 0 || room().limit >= refillAt) return;
+  function watchForSlow(free: number) {
+    if (slowCheck || running.size === 0 || free >= refillAt) return;
     const since = slowSince();
     const waiting = [...running.values()].filter((startedAt) => startedAt > since);
     if (waiting.length === 0) return;
@@ -236,6 +262,8 @@ export function createDeliveryWorker(o: DeliveryWorkerOptions): DeliveryWorker {
       poll = null;
       if (slowCheck) clearTimeout(slowCheck);
       slowCheck = null;
+      if (topUp) clearTimeout(topUp);
+      topUp = null;
       await settle();
       await completions.flush();
     },

@@ -191,6 +191,25 @@ describe('finished attempts are recorded in batches', () => {
     assert.deepEqual([d?.status, d?.attempts], ['delivered', 2]);
   });
 
+  it('the next claim goes out while answers wait to be written, up to twice the concurrency in all', async () => {
+    // Four receivers, 15 events each: more than twice the worker's 20 slots.
+    const ids = await Promise.all([0, 1, 2, 3].map(() => withDeliveries(202, 15)));
+    const sender = fakeSender();
+    // Nothing is written until stop(): every answer stays unrecorded.
+    const w = worker({ sender });
+    w.start();
+    for (const deadline = Date.now() + 10_000; sender.sent.length < 40 && Date.now() < deadline; )
+      await new Promise((r) => setTimeout(r, 5));
+    // Claims that were still out have come back by now; with 40 answers unrecorded none may start.
+    await new Promise((r) => setTimeout(r, 100));
+    assert.equal(sender.sent.length, 40, 'twice the concurrency sent, then claims wait for the writes');
+    await w.stop();
+    const states = (await Promise.all(ids.map(deliveriesOf))).flat().map((d) => d.status);
+    assert.equal(states.filter((s) => s === 'delivered').length, 40);
+    assert.equal(states.filter((s) => s === 'pending').length, 20);
+    await worker().drain();
+  });
+
   it('stop() records the attempts still waiting in the buffer', async () => {
     const id = await withDeliveries(200, 2);
     const w = worker();

@@ -37,6 +37,18 @@ describe('one slow receiver holds only its share of a worker', () => {
     assert.equal(res.status, 201, res.text);
   }
 
+  /** A worker of 10 slots, 2 per subscription, whose sends wait far longer than any test. */
+  function hangingWorker() {
+    const sender = createWebhookSender({ timeoutMs: 600_000, allowHttp: true, allowPrivateTargets: true });
+    const worker = workerOver(t, SERVER_SECRET, sender, {
+      concurrency: 10,
+      perSubscription: 2,
+      leaseMs: 600_000,
+      pollMs: 20,
+    });
+    return { sender, worker };
+  }
+
   it('a burst to a hanging receiver, due first, fills at most perSubscription slots; the rest flow', async () => {
     const a = await newCustomer(t);
     const b = await newCustomer(t);
@@ -49,13 +61,7 @@ describe('one slow receiver holds only its share of a worker', () => {
     t.clock.advance(1);
     for (let i = 0; i < 5; i++) await emitEvent(t, b.customerId, fastCall.callId);
 
-    const sender = createWebhookSender({ timeoutMs: 600_000, allowHttp: true, allowPrivateTargets: true });
-    const worker = workerOver(t, SERVER_SECRET, sender, {
-      concurrency: 10,
-      perSubscription: 2,
-      leaseMs: 600_000,
-      pollMs: 20,
-    });
+    const { sender, worker } = hangingWorker();
     worker.start();
     try {
       const deadline = Date.now() + 30_000;
@@ -71,6 +77,38 @@ describe('one slow receiver holds only its share of a worker', () => {
       assert.equal(rows.filter((r) => r.leased_until !== null).length, 2, 'and only they hold a lease');
     } finally {
       await slow.close();
+      await worker.stop();
+      await sender.close();
+    }
+  });
+
+  it('with fewer slots free than a batch, held by hanging receivers, the free ones are still filled', async () => {
+    const hanging = await startReceiver();
+    hanging.reply = () => ({ status: 200, hangMs: 600_000 });
+    const healthy = await startReceiver();
+    const a = await newCustomer(t);
+    const b = await newCustomer(t);
+    for (const path of ['h1', 'h2', 'h3']) await subscribe(a.key, `${hanging.url}/${path}`);
+    await subscribe(b.key, `${healthy.url}/b`);
+    const slowCall = await callFor(t, a.customerId);
+    const fastCall = await callFor(t, b.customerId, 2);
+    for (let i = 0; i < 5; i++) await emitEvent(t, a.customerId, slowCall.callId);
+    t.clock.advance(1);
+    for (let i = 0; i < 5; i++) await emitEvent(t, b.customerId, fastCall.callId);
+    const mine = () => healthy.received.length;
+
+    // The clock stands still, so the hanging attempts never turn slow: they hold 6 of the 10 slots, and the
+    // 4 left are fewer than a batch (half).
+    const { sender, worker } = hangingWorker();
+    worker.start();
+    try {
+      const deadline = Date.now() + 30_000;
+      while (mine() < 5 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 20));
+      assert.equal(mine(), 5, 'every delivery to the healthy receiver was sent');
+      assert.equal(hanging.received.length, 6, 'each hanging subscription holds its two slots');
+    } finally {
+      await hanging.close();
+      await healthy.close();
       await worker.stop();
       await sender.close();
     }
