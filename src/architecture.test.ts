@@ -23,6 +23,7 @@ const FLOORS: Record<string, number> = {
   'phone.ts': 0,
   'server-secret.ts': 0,
   http: 1,
+  'storage.ts': 1,
   events: 1,
   delivery: 1,
   provider: 1,

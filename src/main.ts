@@ -12,7 +12,19 @@ const program = rootProgram(processIo);
 program
   .command('serve')
   .description('Start the HTTPS API (migrates first)')
-  .action(async () => (await import('./serve.ts')).serve());
+  .action(async () => {
+    // The database opens (PGlite on a thread of its own) while the server's modules load: about half a second of
+    // every start on the embedded database.
+    const [{ loadConfig }, { openStorage }] = await Promise.all([
+      import('./config.ts'),
+      import('./storage.ts'),
+    ]);
+    const config = loadConfig();
+    const opening = openStorage(config, (line) => process.stderr.write(line));
+    // Awaited by serve; this only keeps a failure that comes while its modules load from counting as unhandled.
+    opening.catch(() => {});
+    await (await import('./serve.ts')).serve(config, opening);
+  });
 program
   .command('worker')
   .description('Run only the webhook delivery worker')

@@ -1,13 +1,10 @@
-import path from 'node:path';
 import type { Redis } from 'ioredis';
 import type { Logger } from 'pino';
 import type { Clock } from './clock.ts';
 import type { Config } from './config.ts';
 import { createSecretBox, type SecretBox } from './crypto/secret-box.ts';
-import { lockDataDir } from './db/data-dir-lock.ts';
-import { type DatabaseHandle, openDatabase } from './db/database.ts';
+import type { DatabaseHandle } from './db/database.ts';
 import { migrateToLatest } from './db/migrate.ts';
-import { SCHEMA_TEMPLATE_FILE } from './db/schema-template.ts';
 import { createKeyHasher } from './keys/key-hash.ts';
 import { createMetrics, type Metrics } from './ops/metrics.ts';
 import type { RateLimiter } from './rate-limit/interface.ts';
@@ -16,6 +13,7 @@ import { createRedisLimiter, REDIS_CLIENT_OPTIONS } from './rate-limit/redis.ts'
 import { loadServerSecret } from './server-secret.ts';
 import { createServices, type ProviderChoice, type Services } from './services.ts';
 import { createSigner } from './signer.ts';
+import { openStorage, type Storage } from './storage.ts';
 
 export type Runtime = {
   config: Config;
@@ -42,17 +40,19 @@ export function providerChoice(config: Config): ProviderChoice {
   };
 }
 
-/** Opens storage (locking the embedded folder), migrates, and wires the domain layer; shared by every entry point. */
-export async function openRuntime(config: Config, clock: Clock, logger: Logger): Promise<Runtime> {
-  const unlock = config.databaseUrl ? () => {} : lockDataDir(config.dataDir);
+/**
+ * Opens storage (locking the embedded folder) unless it is already opening (`opening`, see main.ts), migrates, and
+ * wires the domain layer; shared by every entry point.
+ */
+export async function openRuntime(
+  config: Config,
+  clock: Clock,
+  logger: Logger,
+  opening: Promise<Storage> = openStorage(config),
+): Promise<Runtime> {
+  const storage = await opening;
+  const { database } = storage;
   try {
-    const database = await openDatabase({
-      url: config.databaseUrl,
-      pgliteDir: path.join(config.dataDir, 'pglite'),
-      schemaTemplate: SCHEMA_TEMPLATE_FILE,
-      poolSize: config.databasePoolSize,
-      queryTimeoutMs: config.databaseQueryTimeoutMs,
-    });
     await migrateToLatest(database.db);
     const serverSecret = loadServerSecret(config.serverSecret, config.dataDir);
     const hasher = createKeyHasher(serverSecret);
@@ -97,12 +97,11 @@ export async function openRuntime(config: Config, clock: Clock, logger: Logger):
       async close() {
         await limiter.close();
         redis?.disconnect();
-        await database.close();
-        unlock();
+        await storage.close();
       },
     };
   } catch (error) {
-    unlock();
+    await storage.close();
     throw error;
   }
 }

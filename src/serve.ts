@@ -1,27 +1,24 @@
-import fs from 'node:fs';
-import path from 'node:path';
 import { startControlSocket } from './cli/server-host.ts';
 import { readStartState, startHints } from './cli/start-hints.ts';
 import { systemClock } from './clock.ts';
-import { loadConfig } from './config.ts';
+import { type Config, loadConfig } from './config.ts';
 import { seedDemoUser } from './dashboard/demo-user.ts';
 import { seedDemo } from './demo/seed-demo.ts';
 import { startVoiceBackground } from './lifecycle/background.ts';
 import { createLogger } from './logger.ts';
 import { openRuntime } from './runtime.ts';
 import { startServer } from './server.ts';
+import type { Storage } from './storage.ts';
 import { startReconciliation } from './upstream/elevenlabs-reconcile.ts';
 import { createConfiguredWorker, registerOutboxGauges } from './worker.ts';
 
-/** `serve`: the HTTPS API, the dashboard, the workers and, on the embedded database, the operator's socket. */
-export async function serve(): Promise<void> {
-  const config = loadConfig();
+/**
+ * `serve`: the HTTPS API, the dashboard, the workers and, on the embedded database, the operator's socket. main.ts
+ * starts opening the storage before this module loads (`opening`).
+ */
+export async function serve(config: Config, opening: Promise<Storage>): Promise<void> {
   const logger = createLogger(config.logLevel ?? 'info');
-  // A first start creates the cluster (from the template `npm install` prepared, else by initdb): say so.
-  if (!config.databaseUrl && !fs.existsSync(path.join(config.dataDir, 'pglite'))) {
-    process.stderr.write(`Creating the embedded database in ${config.dataDir} (first start only)…\n`);
-  }
-  const runtime = await openRuntime(config, systemClock, logger);
+  const runtime = await openRuntime(config, systemClock, logger, opening);
   // As soon as the folder is ours: operator commands work from here on, demo seeding included.
   const control = await startControlSocket(runtime);
   const seedDemoData =

@@ -94,3 +94,18 @@ export async function rssOf(pid: number): Promise<number | null> {
 }
 
 export const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
+
+/**
+ * Waits until this process has been quiet (under a tenth of a core over 200 ms), at most `limitMs`. Opening
+ * PGlite here (the data set's check and fixture) leaves V8 compiling its WebAssembly in the background for about
+ * 2 s of CPU after the database is closed; a service started meanwhile shares the cores with that.
+ */
+export async function settle(limitMs = 15_000): Promise<void> {
+  const deadline = performance.now() + limitMs;
+  while (performance.now() < deadline) {
+    const before = process.cpuUsage();
+    await new Promise((resolve) => setTimeout(resolve, 200));
+    const used = process.cpuUsage(before);
+    if ((used.user + used.system) / 1000 < 20) return;
+  }
+}

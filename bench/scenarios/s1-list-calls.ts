@@ -4,6 +4,7 @@ import { firstOk } from '../lib/https-get.ts';
 import { resetLimiterWindows } from '../lib/limiter-reset.ts';
 import { type LoadResult, runLoad } from '../lib/load.ts';
 import type { LoadSpec } from '../lib/load-spec.ts';
+import { settle } from '../lib/proc.ts';
 import { fmt, judge, ms, rps, validity } from '../lib/report.ts';
 import { type RunningService, startFloor, startService } from '../lib/service.ts';
 import { cliBesideServerRow } from './s7-cli.ts';
@@ -25,6 +26,7 @@ const spec = (ctx: Ctx, url: string): LoadSpec => ({
 /** Starts the service and times spawn → first served request (scenario 7, on the cached database). */
 export async function startServiceTimed(ctx: Ctx): Promise<RunningService> {
   await resetLimiterWindows(ctx);
+  await settle();
   const svc = await startService(ctx.backend);
   try {
     const firstAt = await firstOk(`${svc.url}/api/v1/auth/whoami`, ctx.fixture.main[0]?.key ?? '', 60_000);

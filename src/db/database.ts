@@ -1,9 +1,7 @@
-import path from 'node:path';
-import type { PGlite } from '@electric-sql/pglite';
 import { Kysely, PostgresDialect } from 'kysely';
 import type pg from 'pg';
 import { type Notifications, pgliteNotifications, postgresNotifications } from './notifications.ts';
-import { isNewDataDir, readTemplate, saveTemplate } from './pglite-template.ts';
+import { type PgliteThread, startPgliteThread } from './pglite-thread.ts';
 import type { DB } from './schema.ts';
 import { statementNames } from './statement-names.ts';
 
@@ -76,48 +74,40 @@ export async function openDatabase(options: DatabaseOptions): Promise<DatabaseHa
     );
     return { db, kind: 'postgres', notifications, close: closeBoth(db, notifications) };
   }
-  const { PGlite } = await import('@electric-sql/pglite');
-  const settings = {
-    startParams: [...PGlite.defaultStartParams, '-c', `shared_buffers=${PGLITE_SHARED_BUFFERS}`],
-  };
-  const dir = options.pgliteDir ? path.resolve(options.pgliteDir) : undefined;
-  const fresh = isNewDataDir(dir);
-  const migrated = fresh && options.schemaTemplate ? readTemplate(options.schemaTemplate) : undefined;
-  const template = fresh ? (migrated ?? readTemplate()) : undefined;
-  const loaded = { ...settings, ...(template ? { loadDataDir: template } : {}) };
-  const pglite = dir ? new PGlite(dir, loaded) : new PGlite(loaded);
-  await pglite.waitReady;
-  if (fresh && !template) await saveTemplate(pglite);
-  // LISTEN first: it goes through PGlite's own query lock, which the session below does not take.
-  const notifications = await pgliteNotifications(pglite);
-  const db = new Kysely<DB>({ dialect: new PostgresDialect({ pool: await pgliteSession(pglite) }) });
+  const thread = await startPgliteThread({
+    dir: options.pgliteDir,
+    schemaTemplate: options.schemaTemplate,
+    sharedBuffers: PGLITE_SHARED_BUFFERS,
+  });
+  const session = await pgliteSession(thread);
+  const notifications = await pgliteNotifications(session);
+  const db = new Kysely<DB>({ dialect: new PostgresDialect({ pool: session }) });
   return {
     db,
     kind: 'pglite',
     notifications,
     async close() {
-      await db.destroy();
       await notifications.close();
-      await pglite.close();
+      await db.destroy();
+      await thread.close();
     },
   };
 }
 
 /**
- * PGlite's one session, driven by node-postgres through PGlite's own adapter instead of PGlite's `query()`, which
- * parses and plans every statement anew: as named statements (`sendPreparedAsNamed`), the prepared queries are
- * planned once. Measured on the bench's quick folder: the key lookup 0.56–0.61 → 0.15–0.21 ms, a calls page
- * 1.27–1.60 → 0.88–1.02 ms. Results are parsed by the same code as on PostgreSQL. The adapter writes to PGlite
- * without taking PGlite's query lock, so after opening, every statement goes through this pool of one connection
- * (pg queues the rest, as PGlite's lock did).
+ * PGlite's one session (on its own thread, pglite-thread.ts), driven by node-postgres as a PostgreSQL server is:
+ * the same result parsing, and the prepared queries go out as named statements (`sendPreparedAsNamed`), planned
+ * once, where PGlite's own `query()` parses and plans every statement anew (measured on the bench's quick folder:
+ * the key lookup 0.56–0.61 → 0.15–0.21 ms, a calls page 1.27–1.60 → 0.88–1.02 ms). A pool of one connection:
+ * there is one session, and pg queues the rest.
  */
-export async function pgliteSession(pglite: PGlite): Promise<pg.Pool> {
-  const [{ default: pg }, { createPgConfig }] = await Promise.all([
-    import('pg'),
-    import('@electric-sql/pglite/node-postgres'),
-  ]);
+export async function pgliteSession(thread: PgliteThread): Promise<pg.Pool> {
+  const { default: pg } = await import('pg');
   const pool = new pg.Pool({
-    ...(createPgConfig(pglite) as pg.PoolConfig),
+    stream: () => thread.socket(),
+    // PGlite's one cluster has this role and database; it stops on a startup message that names others.
+    user: 'postgres',
+    database: 'postgres',
     max: 1,
     // Kept open: the one connection is PGlite's session, and its named statements live as long as it does.
     idleTimeoutMillis: 0,

@@ -1,4 +1,3 @@
-import type { PGlite } from '@electric-sql/pglite';
 import { type Kysely, type RawBuilder, sql } from 'kysely';
 import type pg from 'pg';
 import type { DB } from './schema.ts';
@@ -65,23 +64,28 @@ function registry() {
   };
 }
 
-/** PGlite is one process: its notifications reach every listener of this instance, and never go missing. */
-export async function pgliteNotifications(pglite: PGlite): Promise<Notifications> {
+/**
+ * PGlite is one process with one session: it LISTENs on every channel in that session, and node-postgres, which
+ * drives it (database.ts), hands over the notifications that arrive with the answers to its own queries. They
+ * reach every listener of this instance and never go missing.
+ */
+export async function pgliteNotifications(session: pg.Pool): Promise<Notifications> {
   const r = registry();
-  const { rows } = await pglite.query<{ schema: string }>('select current_schema() as schema');
-  const schema = rows[0]?.schema ?? 'public';
-  const subscriptions = CHANNELS.map((channel) => ({
-    name: `"${schema}:${channel}"`,
-    handler: (payload: string) => r.deliver(channel, payload),
-  }));
-  for (const { name, handler } of subscriptions) await pglite.listen(name, handler);
+  let schema = 'public';
+  const hear = (message: pg.Notification) =>
+    r.deliver(channelOf(schema, message.channel), message.payload ?? '');
+  const attach = (client: pg.PoolClient) => client.on('notification', hear);
+  session.on('connect', attach);
+  const { rows } = await session.query<{ schema: string }>('select current_schema() as schema');
+  schema = rows[0]?.schema ?? schema;
+  const names = CHANNELS.map((channel) => `"${schema}:${channel}"`);
+  for (const name of names) await session.query(`LISTEN ${name}`);
   return {
     listen: (channel, handler, onGap) => r.add(channel, { handler, onGap }),
     connected: () => true,
     async close() {
-      // Not the function `listen` returns: it sends UNLISTEN with the name unquoted, which a name with a colon
-      // makes a syntax error.
-      for (const { name, handler } of subscriptions) await pglite.unlisten(name, handler);
+      for (const name of names) await session.query(`UNLISTEN ${name}`);
+      session.off('connect', attach);
     },
   };
 }

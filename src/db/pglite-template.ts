@@ -17,6 +17,9 @@ const packageRoot = path.resolve(
 );
 const version: string = JSON.parse(fs.readFileSync(path.join(packageRoot, 'package.json'), 'utf8')).version;
 
+/** PostgreSQL compiled to WebAssembly, as PGlite ships it. */
+export const PGLITE_WASM_FILE = path.join(packageRoot, 'dist', 'pglite.wasm');
+
 /** A file of the project's cache folder (node_modules/.cache/voice-calls-api), named for the PGlite version. */
 export const templateFile = (kind: string): string =>
   path.resolve(packageRoot, '..', '..', '.cache', 'voice-calls-api', `pglite-${version}-${kind}.tar.gz`);

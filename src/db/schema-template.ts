@@ -1,10 +1,11 @@
 import { createHash } from 'node:crypto';
 import { Kysely, PostgresDialect } from 'kysely';
 import type { Migration } from 'kysely/migration';
-import { pgliteSession } from './database.ts';
+import { PGLITE_SHARED_BUFFERS, pgliteSession } from './database.ts';
 import { migrateToLatest } from './migrate.ts';
 import { migrations } from './migrations/index.ts';
-import { readTemplate, saveTemplate, templateFile } from './pglite-template.ts';
+import { templateFile } from './pglite-template.ts';
+import { startPgliteThread } from './pglite-thread.ts';
 import type { DB } from './schema.ts';
 
 /**
@@ -29,15 +30,17 @@ export const SCHEMA_TEMPLATE_FILE = schemaTemplateFor(migrations);
 
 /** Migrates a new cluster (from the empty template when there is one) and saves it as `file`. */
 export async function saveSchemaTemplate(file = SCHEMA_TEMPLATE_FILE): Promise<boolean> {
-  const { PGlite } = await import('@electric-sql/pglite');
-  const empty = readTemplate();
-  const pglite = await PGlite.create(empty ? { loadDataDir: empty } : {});
+  const thread = await startPgliteThread({
+    dir: undefined,
+    schemaTemplate: undefined,
+    sharedBuffers: PGLITE_SHARED_BUFFERS,
+  });
   try {
-    const db = new Kysely<DB>({ dialect: new PostgresDialect({ pool: await pgliteSession(pglite) }) });
+    const db = new Kysely<DB>({ dialect: new PostgresDialect({ pool: await pgliteSession(thread) }) });
     await migrateToLatest(db);
     await db.destroy();
-    return await saveTemplate(pglite, file);
+    return await thread.dump(file);
   } finally {
-    await pglite.close();
+    await thread.close();
   }
 }

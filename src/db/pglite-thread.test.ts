@@ -1,0 +1,60 @@
+import assert from 'node:assert/strict';
+import { after, before, describe, it } from 'node:test';
+import type pg from 'pg';
+import { isDatabaseUnavailable, PGLITE_SHARED_BUFFERS, pgliteSession } from './database.ts';
+import { type PgliteThread, startPgliteThread } from './pglite-thread.ts';
+
+const inMemory = { dir: undefined, schemaTemplate: undefined, sharedBuffers: PGLITE_SHARED_BUFFERS };
+
+describe('PGlite on a thread of its own', () => {
+  let thread: PgliteThread;
+  let session: pg.Pool;
+  before(async () => {
+    thread = await startPgliteThread(inMemory);
+    session = await pgliteSession(thread);
+  });
+  after(async () => {
+    await session.end();
+    await thread.close();
+  });
+
+  it('answers node-postgres as a server does: parameters, named statements, errors', async () => {
+    const { rows } = await session.query({ name: 'twice', text: 'select $1::int * 2 as n', values: [21] });
+    assert.deepEqual(rows, [{ n: 42 }]);
+    await assert.rejects(session.query('select * from no_such_table'), { code: '42P01' });
+    const again = await session.query({ name: 'twice', text: 'select $1::int * 2 as n', values: [2] });
+    assert.deepEqual(again.rows, [{ n: 4 }], 'the session still answers after an error');
+  });
+
+  it('a connection after a dropped one finds no transaction and no named statement left by it', async () => {
+    const dropped = await session.connect();
+    await dropped.query({ name: 'left', text: 'select 1 as n' });
+    await dropped.query('begin');
+    await dropped.query('create table left_open (x int)');
+    // Released with an error: the pool discards the connection, as after a broken socket.
+    dropped.release(new Error('dropped'));
+
+    const next = await session.connect();
+    try {
+      const { rows } = await next.query(`select to_regclass('left_open') is null as gone`);
+      assert.deepEqual(rows, [{ gone: true }], 'the open transaction was rolled back');
+      const named = await next.query({ name: 'left', text: 'select 2 as n' });
+      assert.deepEqual(named.rows, [{ n: 2 }], 'the name is free again');
+    } finally {
+      next.release();
+    }
+  });
+
+  it('queries after the thread has stopped fail as "database unavailable" (503), they do not hang', async () => {
+    const other = await startPgliteThread(inMemory);
+    const pool = await pgliteSession(other);
+    await pool.query('select 1');
+    await other.close();
+    const error = await pool.query('select 1').then(
+      () => null,
+      (e: unknown) => e,
+    );
+    assert.ok(isDatabaseUnavailable(error), String(error));
+    await pool.end();
+  });
+});

@@ -1,0 +1,100 @@
+/**
+ * The embedded PostgreSQL (PGlite) on a thread of its own (started by `pglite-thread.ts`). It runs PostgreSQL's
+ * wire protocol: bytes in, bytes out, one request at a time, so the API thread spends none of its time in the
+ * WebAssembly database and parses the answers with node-postgres, as from a PostgreSQL server.
+ */
+import module from 'node:module';
+import path from 'node:path';
+import { parentPort, workerData } from 'node:worker_threads';
+import type { PGlite } from '@electric-sql/pglite';
+import { isNewDataDir, readTemplate, saveTemplate } from './pglite-template.ts';
+
+export type PgliteWorkerOptions = {
+  /** Data folder; absent means in memory. */
+  dir: string | undefined;
+  /** A new folder is loaded from this migrated dump when it can be read, else from the empty cluster's. */
+  schemaTemplate: string | undefined;
+  sharedBuffers: string;
+  /** The API thread's compile cache (src/compile-cache.ts), if it has one: a thread loads its modules anew. */
+  compileCacheDir: string | undefined;
+  /** PGlite's WebAssembly, compiled once by the process (a `WebAssembly.Module`, pglite-thread.ts). */
+  wasmModule: object;
+};
+
+export type PgliteRequest =
+  | { id: number; op: 'exec'; bytes: Uint8Array }
+  | { id: number; op: 'dump'; file: string }
+  | { id: number; op: 'close' };
+
+export type PgliteReply =
+  | { id: number; ok: true; bytes?: Uint8Array; saved?: boolean }
+  | { id: number; ok: false; message: string };
+
+async function open(options: PgliteWorkerOptions): Promise<PGlite> {
+  const { dir, schemaTemplate, sharedBuffers, compileCacheDir, wasmModule } = options;
+  if (compileCacheDir) module.enableCompileCache(compileCacheDir);
+  const { PGlite } = await import('@electric-sql/pglite');
+  const settings = {
+    startParams: [...PGlite.defaultStartParams, '-c', `shared_buffers=${sharedBuffers}`],
+    pgliteWasmModule: wasmModule,
+  };
+  const folder = dir ? path.resolve(dir) : undefined;
+  const fresh = isNewDataDir(folder);
+  const migrated = fresh && schemaTemplate ? readTemplate(schemaTemplate) : undefined;
+  const template = fresh ? (migrated ?? readTemplate()) : undefined;
+  const loaded = { ...settings, ...(template ? { loadDataDir: template } : {}) };
+  const pglite = folder ? new PGlite(folder, loaded) : new PGlite(loaded);
+  await pglite.waitReady;
+  if (compileCacheDir) module.flushCompileCache();
+  if (fresh && !template) await saveTemplate(pglite);
+  return pglite;
+}
+
+/**
+ * The answer as a buffer of its own, to be handed over (transferred) to the API thread: PGlite answers the startup
+ * message with a view of its internal buffer, which a transfer would take away from it.
+ */
+const ownBuffer = (bytes: Uint8Array): Uint8Array =>
+  bytes.byteOffset === 0 && bytes.byteLength === bytes.buffer.byteLength ? bytes : bytes.slice();
+
+async function answer(pglite: PGlite, request: PgliteRequest): Promise<PgliteReply> {
+  switch (request.op) {
+    case 'exec':
+      return { id: request.id, ok: true, bytes: ownBuffer(await pglite.execProtocolRaw(request.bytes)) };
+    case 'dump':
+      return { id: request.id, ok: true, saved: await saveTemplate(pglite, request.file) };
+    case 'close':
+      await pglite.close();
+      return { id: request.id, ok: true };
+  }
+}
+
+const port = parentPort;
+if (port) {
+  const opened = open(workerData as PgliteWorkerOptions);
+  opened.then(
+    () => port.postMessage({ id: 0, ok: true }),
+    (error: unknown) => port.postMessage({ id: 0, ok: false, message: describe(error) }),
+  );
+  // One request at a time, in the order sent: PostgreSQL's protocol is a conversation with one session.
+  let queue = opened;
+  port.on('message', (request: PgliteRequest) => {
+    queue = queue.then(async (pglite) => {
+      const reply = await answer(pglite, request).catch(
+        (error: unknown): PgliteReply => ({ id: request.id, ok: false, message: describe(error) }),
+      );
+      port.postMessage(reply, reply.ok && reply.bytes ? [reply.bytes.buffer as ArrayBuffer] : []);
+      if (request.op === 'close') port.close();
+      return pglite;
+    });
+  });
+}
+
+function describe(error: unknown): string {
+  if (error instanceof Error) return error.message;
+  try {
+    return JSON.stringify(error);
+  } catch {
+    return String(error);
+  }
+}
