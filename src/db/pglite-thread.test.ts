@@ -1,4 +1,7 @@
 import assert from 'node:assert/strict';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import type pg from 'pg';
 import { isDatabaseUnavailable, PGLITE_SHARED_BUFFERS, pgliteSession } from './database.ts';
@@ -42,6 +45,16 @@ describe('PGlite on a thread of its own', () => {
       assert.deepEqual(named.rows, [{ n: 2 }], 'the name is free again');
     } finally {
       next.release();
+    }
+  });
+
+  it('a folder that cannot be opened fails the start', async () => {
+    const file = path.join(os.tmpdir(), `pglite-not-a-folder-${process.pid}`);
+    fs.writeFileSync(file, 'not a data folder');
+    try {
+      await assert.rejects(startPgliteThread({ ...inMemory, dir: file }), /./);
+    } finally {
+      fs.rmSync(file, { force: true });
     }
   });
 
