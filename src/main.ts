@@ -13,8 +13,7 @@ program
   .command('serve')
   .description('Start the HTTPS API (migrates first)')
   .action(async () => {
-    // The database opens (PGlite on a thread of its own) while the server's modules load: about half a second of
-    // every start on the embedded database.
+    // The database opens (PGlite on a thread of its own) while the server's modules load, on the other core.
     const [{ loadConfig }, { openStorage }] = await Promise.all([
       import('./config.ts'),
       import('./storage.ts'),
