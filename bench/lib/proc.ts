@@ -104,7 +104,7 @@ export async function settle(limitMs = 15_000): Promise<void> {
   const deadline = performance.now() + limitMs;
   while (performance.now() < deadline) {
     const before = process.cpuUsage();
-    await new Promise((resolve) => setTimeout(resolve, 200));
+    await sleep(200);
     const used = process.cpuUsage(before);
     if ((used.user + used.system) / 1000 < 20) return;
   }
