@@ -61,8 +61,8 @@ const ownBuffer = (bytes: Uint8Array): Uint8Array =>
  * Runs protocol bytes and returns PostgreSQL's answer. Not `execProtocolRaw`: besides returning the bytes, it parses
  * every answer into message objects and keeps them in a list that only PGlite's own `execProtocol` empties (PGlite
  * 0.5.16). Under this raw use the thread's heap grew about 1.5 KB a query without end (13 → 44 MB over 20,000
- * queries, read after a full GC), and the parsing, which node-postgres does again on the API thread, was most of
- * this thread's work (GET /calls on PGlite, quick runs: p50 3.9 → 1.6 ms). The streaming variant hands over the
+ * queries, read after a full GC), and the parsing, which node-postgres does again on the API thread, was about half
+ * of this thread's time (GET /calls on PGlite, quick runs: p50 3.9 → 1.6 ms). The streaming variant hands over the
  * bytes only.
  */
 async function exec(pglite: PGlite, bytes: Uint8Array): Promise<Uint8Array> {
