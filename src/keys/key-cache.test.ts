@@ -65,7 +65,7 @@ function setup(limits = LIMITS) {
     reads++;
     return rows.get(hash);
   };
-  const lookup = (hash: string) => cache.lookup(hash, read);
+  const lookup = (hash: string) => cache.lookup(hash, () => read(hash));
   return { clock, n, cache, rows, lookup, reads: () => reads };
 }
 
@@ -179,8 +179,8 @@ describe('key cache', () => {
     const gate = new Promise<void>((resolve) => {
       release = resolve;
     });
-    const slow = s.cache.lookup('h1', async (hash) => {
-      const row = s.rows.get(hash);
+    const slow = s.cache.lookup('h1', async () => {
+      const row = s.rows.get('h1');
       await gate;
       return row;
     });

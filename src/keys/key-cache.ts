@@ -14,11 +14,11 @@ import type { KeyRecord } from './keys.repository.ts';
  * is only used while it is up: otherwise, and after any gap, it is emptied and every lookup reads the database.
  */
 export type KeyCache = {
-  /** The record of `hash` (undefined: no such value), from memory when that is safe, else from `read`. */
-  lookup(
-    hash: string,
-    read: (hash: string) => Promise<KeyRecord | undefined>,
-  ): Promise<KeyRecord | undefined>;
+  /**
+   * The record of the key value whose memory id is `id` (a digest of the value, never stored anywhere else;
+   * undefined: no such value), from memory when that is safe, else from `read`.
+   */
+  lookup(id: string, read: () => Promise<KeyRecord | undefined>): Promise<KeyRecord | undefined>;
   /** A change committed by this instance: `keyId` for one key, null for anything wider (a customer's ceiling). */
   changed(keyId: string | null): void;
   /** Entries held now (known values, unknown values). */
@@ -72,7 +72,7 @@ export function createKeyCache(deps: {
     generation++;
     // A new value may be one that was asked for before it existed.
     unknown.clear();
-    for (const [hash, entry] of known) if (entry.record.id === keyId) known.delete(hash);
+    for (const [id, entry] of known) if (entry.record.id === keyId) known.delete(id);
   };
   const bounded = <V>(map: Map<string, V>, max: number) => {
     while (map.size > max) {
@@ -83,7 +83,7 @@ export function createKeyCache(deps: {
   };
 
   return {
-    async lookup(hash, read) {
+    async lookup(id, read) {
       // Listening starts with the first lookup: the CLI and the worker, which never authenticate, hold no
       // listening connection for it.
       if (!listening) {
@@ -92,23 +92,23 @@ export function createKeyCache(deps: {
       }
       if (!notifications.connected()) {
         if (known.size > 0 || unknown.size > 0) dropAll();
-        return read(hash);
+        return read();
       }
       const now = clock.now().getTime();
-      const hit = known.get(hash);
+      const hit = known.get(id);
       if (hit && hit.until > now) return hit.record;
-      const miss = unknown.get(hash);
+      const miss = unknown.get(id);
       if (miss !== undefined && miss > now) return undefined;
       const startedAt = generation;
-      const record = await read(hash);
+      const record = await read();
       if (generation !== startedAt || !notifications.connected()) return record;
       if (record) {
-        known.delete(hash);
-        known.set(hash, { record, until: now + limits.knownTtlMs });
+        known.delete(id);
+        known.set(id, { record, until: now + limits.knownTtlMs });
         bounded(known, limits.maxKnown);
       } else {
-        unknown.delete(hash);
-        unknown.set(hash, now + limits.unknownTtlMs);
+        unknown.delete(id);
+        unknown.set(id, now + limits.unknownTtlMs);
         bounded(unknown, limits.maxUnknown);
       }
       return record;

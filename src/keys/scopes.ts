@@ -19,5 +19,7 @@ export const AUTOMATION_PRESET: readonly Scope[] = ['read_assistants', 'read_cal
 export const isScope = (s: string): s is Scope => (SCOPES as readonly string[]).includes(s);
 
 export function permissionsMap(granted: readonly string[]): Record<Scope, boolean> {
-  return Object.fromEntries(SCOPES.map((s) => [s, granted.includes(s)])) as Record<Scope, boolean>;
+  const map = {} as Record<Scope, boolean>;
+  for (const s of SCOPES) map[s] = granted.includes(s);
+  return map;
 }

@@ -1,54 +1,91 @@
-import type { Bucket, BucketState, HitResult, RateLimiter } from './interface.ts';
+import type { BucketState, HitResult, RateLimiter } from './interface.ts';
 import { WINDOW_MS } from './interface.ts';
-import { bucketState, prune } from './sliding-window.ts';
+import { bucketState } from './sliding-window.ts';
+
+/** One bucket's log: request times, ascending; those before `head` have left the window. */
+type Log = { times: number[]; head: number };
+
+/**
+ * Moves `head` past the entries that have left the window. The array is compacted only once the dead entries are
+ * at least half of it, so a request costs O(1) amortised; a splice on every request copied the whole log each time
+ * (measured: the limiter was 7 % of a whoami's CPU).
+ */
+export function prune(log: Log, nowMs: number): void {
+  const cutoff = nowMs - WINDOW_MS;
+  const { times } = log;
+  let head = log.head;
+  while (head < times.length && (times[head] ?? 0) <= cutoff) head++;
+  if (head > 0 && head * 2 >= times.length) {
+    times.splice(0, head);
+    head = 0;
+  }
+  log.head = head;
+}
+
+const stateOf = (limit: number, log: Log | undefined, nowMs: number): BucketState => {
+  const count = log ? log.times.length - log.head : 0;
+  if (!log || count === 0) return bucketState(limit, 0, null, null, nowMs);
+  return bucketState(
+    limit,
+    count,
+    log.times[log.head] ?? null,
+    log.times[log.times.length - 1] ?? null,
+    nowMs,
+  );
+};
 
 /** One instance's limiter: exact, in memory, lost on restart. */
 export function createMemoryLimiter(): RateLimiter {
-  const windows = new Map<string, number[]>();
+  const windows = new Map<string, Log>();
   let lastSweep = 0;
 
   // Buckets untouched for a whole window are empty: drop them so memory follows live traffic.
   function sweep(nowMs: number) {
     if (nowMs - lastSweep < WINDOW_MS) return;
     lastSweep = nowMs;
-    for (const [key, times] of windows) {
+    for (const [key, { times }] of windows) {
       const newest = times[times.length - 1];
       if (newest === undefined || newest <= nowMs - WINDOW_MS) windows.delete(key);
     }
   }
 
-  function stateOf(bucket: Bucket, nowMs: number): BucketState {
-    const times = windows.get(bucket.key) ?? [];
-    prune(times, nowMs);
-    return bucketState(bucket.limit, times.length, times[0] ?? null, times[times.length - 1] ?? null, nowMs);
+  function live(key: string, nowMs: number): Log | undefined {
+    const log = windows.get(key);
+    if (log) prune(log, nowMs);
+    return log;
   }
 
   return {
     async hit(buckets, now, _requestId, gates = []): Promise<HitResult> {
       const nowMs = now.getTime();
       sweep(nowMs);
-      const all = [...gates, ...buckets];
-      const before = all.map((b) => stateOf(b, nowMs));
+      const all = gates.length > 0 ? [...gates, ...buckets] : buckets;
+      const before = all.map((b) => stateOf(b.limit, live(b.key, nowMs), nowMs));
       const blockedIndex = before.findIndex((s) => s.remaining === 0);
       if (blockedIndex >= 0) return { allowed: false, states: before, blockedIndex };
       for (const b of buckets) {
-        const times = windows.get(b.key) ?? [];
-        times.push(nowMs);
-        windows.set(b.key, times);
+        const log = windows.get(b.key);
+        if (log) log.times.push(nowMs);
+        else windows.set(b.key, { times: [nowMs], head: 0 });
       }
-      return { allowed: true, states: all.map((b) => stateOf(b, nowMs)), blockedIndex: -1 };
+      return {
+        allowed: true,
+        states: all.map((b) => stateOf(b.limit, windows.get(b.key), nowMs)),
+        blockedIndex: -1,
+      };
     },
     // Entries of the same millisecond are interchangeable in a count, so removing one at `now` is exact.
     async refund(buckets, now) {
       const nowMs = now.getTime();
       for (const b of buckets) {
-        const times = windows.get(b.key);
-        const at = times?.lastIndexOf(nowMs) ?? -1;
-        if (at >= 0) times?.splice(at, 1);
+        const log = windows.get(b.key);
+        const at = log ? log.times.lastIndexOf(nowMs) : -1;
+        if (log && at >= log.head) log.times.splice(at, 1);
       }
     },
     async peek(bucket, now) {
-      return stateOf(bucket, now.getTime());
+      const nowMs = now.getTime();
+      return stateOf(bucket.limit, live(bucket.key, nowMs), nowMs);
     },
     async close() {},
   };

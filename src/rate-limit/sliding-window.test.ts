@@ -1,19 +1,21 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { WINDOW_MS } from './interface.ts';
-import { createMemoryLimiter } from './memory.ts';
-import { bucketState, prune } from './sliding-window.ts';
+import { createMemoryLimiter, prune } from './memory.ts';
+import { bucketState } from './sliding-window.ts';
 
 const T0 = Date.parse('2026-01-01T00:00:00.000Z');
 const at = (ms: number) => new Date(T0 + ms);
 
 describe('sliding-window arithmetic', () => {
-  it('prunes entries that are a full window old or older', () => {
-    const times = [T0, T0 + 1, T0 + 30_000];
-    prune(times, T0 + WINDOW_MS);
-    assert.deepEqual(times, [T0 + 1, T0 + 30_000]);
-    prune(times, T0 + WINDOW_MS + 30_000);
-    assert.deepEqual(times, []);
+  it('prunes entries that are a full window old or older, compacting once they are half the log', () => {
+    const log = { times: [T0, T0 + 1, T0 + 30_000, T0 + 40_000], head: 0 };
+    prune(log, T0 + WINDOW_MS);
+    assert.deepEqual(log, { times: [T0, T0 + 1, T0 + 30_000, T0 + 40_000], head: 1 });
+    prune(log, T0 + WINDOW_MS + 1);
+    assert.deepEqual(log, { times: [T0 + 30_000, T0 + 40_000], head: 0 });
+    prune(log, T0 + WINDOW_MS + 40_000);
+    assert.deepEqual(log, { times: [], head: 0 });
   });
 
   it('reports remaining, full-refill time and the wait for the next slot', () => {

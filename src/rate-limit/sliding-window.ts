@@ -17,11 +17,3 @@ export function bucketState(
     remaining > 0 || oldest === null ? 0 : Math.max(1, Math.ceil((oldest + WINDOW_MS - nowMs) / 1000));
   return { limit, remaining, resetAt, retryAfterSeconds };
 }
-
-/** Drops the entries that have left the window; `times` is sorted ascending. */
-export function prune(times: number[], nowMs: number): void {
-  const cutoff = nowMs - WINDOW_MS;
-  let drop = 0;
-  while (drop < times.length && (times[drop] ?? 0) <= cutoff) drop++;
-  if (drop > 0) times.splice(0, drop);
-}
