@@ -31,7 +31,7 @@ import {
   listCallsRows,
   startServiceTimed,
 } from './scenarios/s1-list-calls.ts';
-import { authRows, helloFloor, whoami } from './scenarios/s2-auth.ts';
+import { authRows, frameworkFloor, helloFloor, whoami } from './scenarios/s2-auth.ts';
 import { revocationVisibility } from './scenarios/s2-revocation.ts';
 import { pagination } from './scenarios/s3-pagination.ts';
 import { webhooks } from './scenarios/s4-webhooks.ts';
@@ -105,11 +105,12 @@ async function runBackend(
       return r;
     });
     const floor = await helloFloor(ctx);
+    const framework = await frameworkFloor(ctx);
     if (backend.redisUrl) {
       log('scenario 2: GET /auth/whoami, in-memory limiter');
       const memory = await withService(ctx, { redis: false }, (url) => whoami(ctx, url));
-      authRows(ctx, floor, { memory, redis: byDefault });
-    } else authRows(ctx, floor, { memory: byDefault });
+      authRows(ctx, floor, { memory, redis: byDefault }, framework);
+    } else authRows(ctx, floor, { memory: byDefault }, framework);
   }
   if (has(3) || has(5)) {
     await withService(ctx, {}, async (url) => {

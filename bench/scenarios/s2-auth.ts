@@ -21,21 +21,40 @@ export async function whoami(ctx: Ctx, url: string): Promise<LoadResult> {
   return r;
 }
 
-/** The floor of scenario 2: bench/floors/hello-floor.ts with the same script (its keys are ignored). */
-export async function helloFloor(ctx: Ctx): Promise<LoadResult> {
-  const f = await startFloor(ctx.backend, 'hello-floor');
+async function floorLoad(ctx: Ctx, name: string, label: string): Promise<LoadResult> {
+  const f = await startFloor(ctx.backend, name);
   try {
     await runLoad(ctx.tool, spec(ctx, f.url, ctx.sizes.warmupSeconds));
     const r = await runLoad(ctx.tool, spec(ctx, f.url, ctx.sizes.loadSeconds));
-    ctx.log(`  hello floor: ${rps(r)}, p99 ${ms(r.p99)}`);
+    ctx.log(`  ${label}: ${rps(r)}, p99 ${ms(r.p99)}`);
     return r;
   } finally {
     await f.stop();
   }
 }
 
-export function authRows(ctx: Ctx, floor: LoadResult, runs: { memory?: LoadResult; redis?: LoadResult }) {
-  addRaw(ctx, 's2', { floor, ...runs });
+/** The floor of scenario 2: bench/floors/hello-floor.ts with the same script (its keys are ignored). */
+export const helloFloor = (ctx: Ctx) => floorLoad(ctx, 'hello-floor', 'hello floor');
+
+/** For the report: the framework alone with the whoami response's shape (bench/floors/framework-floor.ts). */
+export const frameworkFloor = (ctx: Ctx) => floorLoad(ctx, 'framework-floor', 'framework floor');
+
+export function authRows(
+  ctx: Ctx,
+  floor: LoadResult,
+  runs: { memory?: LoadResult; redis?: LoadResult },
+  framework: LoadResult,
+) {
+  addRaw(ctx, 's2', { floor, framework, ...runs });
+  addRow(ctx, {
+    scenario: 2,
+    what: 'Fastify alone, whoami-shaped answer (same headers and hooks, no key, no limiter) ÷ bare node:https hello',
+    value: `${rps(framework)} vs ${rps(floor)}`,
+    ratio: framework.rps / floor.rps,
+    target: 'report',
+    status: 'info',
+    note: [validity(framework), validity(floor)].filter(Boolean).join('; '),
+  });
   // The embedded default is held to 0.5: its database runs in the service's own process and event loop.
   const memoryTarget = ctx.backend.name === 'embedded' ? 0.5 : 0.6;
   for (const [limiter, r, target] of [
