@@ -91,7 +91,7 @@ async function runBackend(
     } finally {
       await svc.stop();
     }
-    listCallsRows(ctx, s1, has(1) ? await listCallsFloor(ctx) : null);
+    listCallsRows(ctx, s1, has(1) ? await listCallsFloor(ctx, s1.half.rate ?? 1) : null);
   }
   if (has(2)) {
     log(`scenario 2: GET /auth/whoami, ${backend.redisUrl ? 'Redis' : 'in-memory'} limiter, then the floor`);

@@ -66,8 +66,13 @@ export async function listCalls(ctx: Ctx, svc: RunningService): Promise<ListCall
   return { service, half, peakRss: stopRss() };
 }
 
-/** The floor (bench/floors/calls-floor.ts) with the same wrk script, connections and data. */
-export async function listCallsFloor(ctx: Ctx): Promise<LoadResult> {
+export type ListCallsFloor = { floor: LoadResult; half: LoadResult };
+
+/**
+ * The floor (bench/floors/calls-floor.ts) with the same wrk script, connections and data, flat out and then paced at
+ * the rate the service was paced at (`rate`), so the service's p99 at that rate reads beside the floor's.
+ */
+export async function listCallsFloor(ctx: Ctx, rate: number): Promise<ListCallsFloor> {
   const f = await startFloor(ctx.backend, 'calls-floor', {
     BENCH_KEYS_FILES: path.join(ctx.backend.dir, 'keys-main.json'),
   });
@@ -75,15 +80,18 @@ export async function listCallsFloor(ctx: Ctx): Promise<LoadResult> {
     await runLoad(ctx.tool, { ...spec(ctx, f.url), seconds: ctx.sizes.warmupSeconds });
     const floor = await runLoad(ctx.tool, spec(ctx, f.url));
     ctx.log(`  floor: ${rps(floor)}, p99 ${ms(floor.p99)}`);
-    return floor;
+    const half = await runLoad(ctx.tool, { ...spec(ctx, f.url), rate });
+    ctx.log(`  floor at ${fmt(rate)} req/s: p99 ${ms(half.p99)} (${rps(half)})`);
+    return { floor, half };
   } finally {
     await f.stop();
   }
 }
 
-export function listCallsRows(ctx: Ctx, s1: ListCallsFigures, floor: LoadResult | null): void {
+export function listCallsRows(ctx: Ctx, s1: ListCallsFigures, floors: ListCallsFloor | null): void {
   const { service, half, peakRss } = s1;
-  addRaw(ctx, 's1', { service, half, floor, peakRssBytes: peakRss });
+  const floor = floors?.floor ?? null;
+  addRaw(ctx, 's1', { service, half, floor, floorHalf: floors?.half ?? null, peakRssBytes: peakRss });
   if (ctx.opts.scenarios.has(1)) {
     const ratio = floor ? service.rps / floor.rps : null;
     addRow(ctx, {
@@ -106,6 +114,23 @@ export function listCallsRows(ctx: Ctx, s1: ListCallsFigures, floor: LoadResult 
       status: judge(half.p99 <= 10 && kept),
       note: [kept ? '' : 'the asked rate was not reached', validity(half)].filter(Boolean).join('; '),
     });
+    if (floors) {
+      const f = floors.half;
+      addRow(ctx, {
+        scenario: 1,
+        what: `bare node:https floor p99 at the same pace (${fmt(f.rate ?? 0)} req/s asked, ${fmt(f.rps)} served)`,
+        value: `p50 ${ms(f.p50)}, p99 ${ms(f.p99)}`,
+        ratio: f.p99,
+        target: 'report',
+        status: 'info',
+        note: [
+          validity(f),
+          'what the machine and the database give the same SQL at this rate, without the service',
+        ]
+          .filter(Boolean)
+          .join('; '),
+      });
+    }
   }
   // Issue 16: 200 MB on PostgreSQL; 400 MB on PGlite, whose process holds the database too.
   const rssLimit = ctx.backend.name === 'postgres' ? 200 : 400;
