@@ -50,8 +50,8 @@ export async function openDatabase(options: DatabaseOptions): Promise<DatabaseHa
       connectionString: options.url,
       max: options.poolSize ?? 10,
       // Opened connections stay open: pg-pool otherwise closes one idle for 10 s, and the first requests after a
-      // quiet spell paid a new session and the re-preparation of their statements (measured in
-      // docs/performance.md: p99 of a paced load right after 12 s of quiet 45–117 ms, 11–41 ms with them kept).
+      // quiet spell paid a new session and the re-preparation of their statements (docs/performance.md: p99 of a
+      // paced load right after 12 s of quiet 45–117 ms; 9–14 ms in five of six runs with them kept).
       idleTimeoutMillis: 0,
       connectionTimeoutMillis: 5_000,
       ...(options.queryTimeoutMs ? { query_timeout: options.queryTimeoutMs } : {}),

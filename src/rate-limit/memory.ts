@@ -7,8 +7,7 @@ type Log = { times: number[]; head: number };
 
 /**
  * Moves `head` past the entries that have left the window. The array is compacted only once the dead entries are
- * at least half of it, so a request costs O(1) amortised; a splice on every request copied the whole log each time
- * (measured: the limiter was 7 % of a whoami's CPU).
+ * at least half of it, so a request costs O(1) amortised instead of a splice (a copy of the log) each time.
  */
 export function prune(log: Log, nowMs: number): void {
   const cutoff = nowMs - WINDOW_MS;
