@@ -59,17 +59,25 @@ export function createMemoryLimiter(): RateLimiter {
       const nowMs = now.getTime();
       sweep(nowMs);
       const all = gates.length > 0 ? [...gates, ...buckets] : buckets;
-      const before = all.map((b) => stateOf(b.limit, live(b.key, nowMs), nowMs));
+      const logs = all.map((b) => live(b.key, nowMs));
+      const before = all.map((b, i) => stateOf(b.limit, logs[i], nowMs));
       const blockedIndex = before.findIndex((s) => s.remaining === 0);
       if (blockedIndex >= 0) return { allowed: false, states: before, blockedIndex };
-      for (const b of buckets) {
-        const log = windows.get(b.key);
-        if (log) log.times.push(nowMs);
-        else windows.set(b.key, { times: [nowMs], head: 0 });
+      for (let i = gates.length; i < all.length; i++) {
+        const key = all[i]?.key ?? '';
+        // A log this hit has just created (a key named twice) is in the map, not yet in `logs`.
+        let log = logs[i] ?? windows.get(key);
+        if (!log) {
+          log = { times: [], head: 0 };
+          windows.set(key, log);
+        }
+        log.times.push(nowMs);
+        logs[i] = log;
       }
       return {
         allowed: true,
-        states: all.map((b) => stateOf(b.limit, windows.get(b.key), nowMs)),
+        // A gate without a log may share its key with a bucket that got one just now.
+        states: all.map((b, i) => stateOf(b.limit, logs[i] ?? windows.get(b.key), nowMs)),
         blockedIndex: -1,
       };
     },
