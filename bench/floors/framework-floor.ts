@@ -11,6 +11,7 @@ import type { AddressInfo } from 'node:net';
 import Fastify from 'fastify';
 import pino from 'pino';
 import { STRICT_TRANSPORT_SECURITY } from '../../src/http/tls.ts';
+import { IDENTITY_EXAMPLE } from '../../src/keys/whoami.routes.ts';
 
 const { TLS_CERT_FILE, TLS_KEY_FILE } = process.env;
 if (!TLS_CERT_FILE || !TLS_KEY_FILE) throw new Error('TLS_CERT_FILE and TLS_KEY_FILE are required');
@@ -24,20 +25,6 @@ const app = Fastify({
   genReqId: () => randomUUID(),
   requestIdHeader: false,
 });
-const identity = {
-  customer_id: '0b6a7f0e-2d3c-4e5f-8a9b-1c2d3e4f5a6b',
-  customer_name: 'Bench customer 0001',
-  mode: 'live',
-  permissions: {
-    read_assistants: true,
-    read_calls: true,
-    read_analytics: false,
-    outbound_calls: false,
-    manage_webhooks: true,
-    send_sms: false,
-  },
-  key_prefix: 'svc_live_AbC',
-};
 app.addHook('onRequest', async (request, reply) => {
   reply.header('x-request-id', request.id);
   reply.header('strict-transport-security', STRICT_TRANSPORT_SECURITY);
@@ -47,7 +34,7 @@ app.addHook('onRequest', async (request, reply) => {
 });
 app.addHook('onSend', async (_request, _reply, payload) => payload);
 app.addHook('onResponse', async () => {});
-app.get('/api/v1/auth/whoami', async () => identity);
+app.get('/api/v1/auth/whoami', async () => IDENTITY_EXAMPLE);
 await app.listen({ port: 0, host: '127.0.0.1' });
 process.stderr.write(
   `floor listening on https://127.0.0.1:${(app.server.address() as AddressInfo).port}/api/v1\n`,

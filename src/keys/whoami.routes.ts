@@ -5,6 +5,22 @@ import { apiResponses } from '../http/responses.ts';
 import { requirePrincipal } from './request-principal.ts';
 import { permissionsMap, SCOPES } from './scopes.ts';
 
+/** The documented example answer (also the body of the bench's framework floor). */
+export const IDENTITY_EXAMPLE = {
+  customer_id: '0b6a7f0e-2d3c-4e5f-8a9b-1c2d3e4f5a6b',
+  customer_name: 'Acme',
+  mode: 'live',
+  permissions: {
+    read_assistants: true,
+    read_calls: true,
+    read_analytics: false,
+    outbound_calls: false,
+    manage_webhooks: true,
+    send_sms: false,
+  },
+  key_prefix: 'svc_live_AbC',
+} as const;
+
 /** Spec 2.1, plus the key's public prefix (additive). */
 export const identitySchema = z
   .object({
@@ -23,25 +39,7 @@ export const identitySchema = z
       .meta({ description: `Every scope (${SCOPES.join(', ')}) and whether this key has it.` }),
     key_prefix: z.string().meta({ description: 'First 12 characters of the key: safe to log and show.' }),
   })
-  .meta({
-    id: 'Identity',
-    examples: [
-      {
-        customer_id: '0b6a7f0e-2d3c-4e5f-8a9b-1c2d3e4f5a6b',
-        customer_name: 'Acme',
-        mode: 'live',
-        permissions: {
-          read_assistants: true,
-          read_calls: true,
-          read_analytics: false,
-          outbound_calls: false,
-          manage_webhooks: true,
-          send_sms: false,
-        },
-        key_prefix: 'svc_live_AbC',
-      },
-    ],
-  });
+  .meta({ id: 'Identity', examples: [IDENTITY_EXAMPLE] });
 
 /** GET /auth/whoami: any valid key; the connection test of automation platforms (it counts against limits). */
 export function registerWhoami(app: FastifyInstance): void {
