@@ -63,13 +63,13 @@ export function createMemoryLimiter(): RateLimiter {
       const before = all.map((b, i) => stateOf(b.limit, logs[i], nowMs));
       const blockedIndex = before.findIndex((s) => s.remaining === 0);
       if (blockedIndex >= 0) return { allowed: false, states: before, blockedIndex };
-      for (let i = gates.length; i < all.length; i++) {
-        const key = all[i]?.key ?? '';
+      for (const [j, b] of buckets.entries()) {
+        const i = gates.length + j;
         // A log this hit has just created (a key named twice) is in the map, not yet in `logs`.
-        let log = logs[i] ?? windows.get(key);
+        let log = logs[i] ?? windows.get(b.key);
         if (!log) {
           log = { times: [], head: 0 };
-          windows.set(key, log);
+          windows.set(b.key, log);
         }
         log.times.push(nowMs);
         logs[i] = log;
