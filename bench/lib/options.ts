@@ -36,6 +36,8 @@ export type Sizes = {
   hangEvents: number;
   /** The same on PGlite. */
   hangEventsEmbedded: number;
+  /** Pairs of runs without and with it (alternating which comes first); the row reads the median pair. */
+  hangRounds: number;
   profileSeconds: number;
 };
 
@@ -59,7 +61,8 @@ export const FULL: Sizes = {
   latencySeconds: 10,
   blipSeconds: 10,
   hangEvents: 2_000,
-  hangEventsEmbedded: 100,
+  hangEventsEmbedded: 1_000,
+  hangRounds: 5,
   profileSeconds: 10,
 };
 
@@ -83,7 +86,8 @@ export const QUICK: Sizes = {
   latencySeconds: 1,
   blipSeconds: 4,
   hangEvents: 100,
-  hangEventsEmbedded: 10,
+  hangEventsEmbedded: 50,
+  hangRounds: 3,
   profileSeconds: 2,
 };
 

@@ -10,6 +10,8 @@ export type Receivers = {
   counts(): Promise<{ counts: number[]; hung: number; blipped: number }>;
   /** Receiver `receiver` answers 500 for the next `ms`. */
   blip(receiver: number, ms: number): Promise<void>;
+  /** Ends the requests the hanging receiver holds (their connections close). */
+  release(): Promise<void>;
   records(): Promise<[string, number, number][]>;
   close(): Promise<void>;
 };
@@ -59,6 +61,9 @@ export async function startReceivers(count: number, env: NodeJS.ProcessEnv): Pro
     },
     blip: async (receiver, ms) => {
       await ask({ type: 'blip', receiver, ms }, 'counts');
+    },
+    release: async () => {
+      await ask({ type: 'release' }, 'counts');
     },
     records: async () => (await ask({ type: 'records' }, 'records')).records,
     close: () =>

@@ -2,14 +2,15 @@
  * Webhook receivers for scenario 4, in their own process so they never share an event loop with the
  * worker under test: `count` receivers on loopback (even ones plain HTTP, odd ones HTTPS with the bench
  * certificate) that answer 200 at once and note when each delivery arrived, plus one that reads the
- * request and never answers. Driven over IPC: `reset`, `counts`, `records`, and `blip` (receiver `receiver`
- * answers 500 for the next `ms`; those answers are counted as `blipped`, not as received).
+ * request and never answers. Driven over IPC: `reset`, `counts`, `records`, `blip` (receiver `receiver`
+ * answers 500 for the next `ms`; those answers are counted as `blipped`, not as received), and `release`
+ * (closes the connections of the requests left hanging, so the sender sees them fail at once).
  * Run: node bench/lib/receivers.ts <count>  (TLS_CERT_FILE / TLS_KEY_FILE in the environment)
  */
 import fs from 'node:fs';
 import http from 'node:http';
 import https from 'node:https';
-import type { AddressInfo } from 'node:net';
+import type { AddressInfo, Socket } from 'node:net';
 
 export type ReceiverMessage =
   | { type: 'ready'; urls: string[]; hangUrl: string }
@@ -19,7 +20,8 @@ export type ReceiverCommand =
   | { type: 'reset' }
   | { type: 'counts' }
   | { type: 'records' }
-  | { type: 'blip'; receiver: number; ms: number };
+  | { type: 'blip'; receiver: number; ms: number }
+  | { type: 'release' };
 
 const now = () => performance.timeOrigin + performance.now();
 
@@ -62,9 +64,14 @@ async function main() {
       ),
     );
   }
+  // The connections, not the requests: a request emits 'close' once its body is read, while it still hangs.
+  const hanging = new Set<Socket>();
   const hangUrl = await listen(
     http.createServer((req) => {
       hung += 1;
+      const socket = req.socket;
+      hanging.add(socket);
+      socket.once('close', () => hanging.delete(socket));
       req.resume();
     }),
     'http',
@@ -79,6 +86,9 @@ async function main() {
       send({ type: 'counts', counts, hung, blipped });
     } else if (m.type === 'blip') {
       failUntil[m.receiver] = now() + m.ms;
+      send({ type: 'counts', counts, hung, blipped });
+    } else if (m.type === 'release') {
+      for (const socket of hanging) socket.destroy();
       send({ type: 'counts', counts, hung, blipped });
     } else if (m.type === 'counts') send({ type: 'counts', counts, hung, blipped });
     else send({ type: 'records', records });

@@ -15,6 +15,9 @@ export type Latency = {
 };
 
 type Drain = { seconds: number; delivered: number; complete: boolean };
+/** A drain of the healthy subscriptions' deliveries, and how many requests the hanging receiver held. */
+export type HangRun = Drain & { hung: number };
+export type HangPair = { base: HangRun; withHang: HangRun };
 
 const latencyMs = (n: number) => (Number.isFinite(n) ? `${fmt(n)} ms` : 'not all received');
 
@@ -31,9 +34,8 @@ export function webhookRows(
     latency: Latency;
     /** The same at a tenth of the rate. */
     calmLatency: Latency;
-    base: Drain;
-    withHang: Drain;
-    hung: number;
+    /** The healthy rate without and with a receiver that never answers, repeated in alternating order. */
+    hangPairs: HangPair[];
     /** The worker's slots, and each subscription's share of them. */
     worker: { concurrency: number; perSubscription: number };
     blip: { latency: Latency; blipped: number; is_active: boolean; consecutive_failures: number };
@@ -88,17 +90,22 @@ export function webhookRows(
     note: `${fmt(calm.received)} of ${fmt(calm.expected)} deliveries received; the wake-up on commit without a backlog`,
   });
   const healthy = (d: Drain) => d.delivered / d.seconds;
-  const drop = 1 - healthy(r.withHang) / healthy(r.base);
-  addRow(ctx, {
-    scenario: 4,
-    what: "the 10 healthy receivers' rate beside one that never answers ÷ without it",
-    value: `${fmt(healthy(r.withHang))}/s vs ${fmt(healthy(r.base))}/s`,
-    ratio: 1 - drop,
-    target: '≥ 0.95',
-    status: judge(drop <= 0.05 && r.withHang.complete),
-    tool: 'bench (undici)',
-    note: `${fmt(r.hung)} requests left hanging (10 s timeout; ${r.worker.perSubscription} of ${r.worker.concurrency} slots per subscription, halved after each round of timeouts); both runs from a vacuumed outbox`,
-  });
+  const hangRatio = (p: HangPair) => healthy(p.withHang) / healthy(p.base);
+  const pairs = [...r.hangPairs].sort((a, b) => hangRatio(a) - hangRatio(b));
+  const median = pairs[Math.floor((pairs.length - 1) / 2)];
+  if (median) {
+    const ratio = hangRatio(median);
+    addRow(ctx, {
+      scenario: 4,
+      what: `the 10 healthy receivers' rate beside one that never answers ÷ without it (median of ${pairs.length} pairs)`,
+      value: `${fmt(healthy(median.withHang))}/s vs ${fmt(healthy(median.base))}/s`,
+      ratio,
+      target: '≥ 0.95',
+      status: judge(ratio >= 0.95 && pairs.every((p) => p.withHang.complete)),
+      tool: 'bench (undici)',
+      note: `pairs ${r.hangPairs.map((p) => hangRatio(p).toFixed(2)).join(', ')} in run order; ${fmt(median.withHang.hung)} requests left hanging (10 s timeout; ${r.worker.perSubscription} of ${r.worker.concurrency} slots per subscription, halved after each round of timeouts); every run from a vacuumed outbox`,
+    });
+  }
   const b = r.blip;
   addRow(ctx, {
     scenario: 4,
