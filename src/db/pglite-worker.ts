@@ -3,6 +3,7 @@
  * wire protocol: bytes in, bytes out, one request at a time, so the API thread spends none of its time in the
  * WebAssembly database and parses the answers with node-postgres, as from a PostgreSQL server.
  */
+import { readFileSync } from 'node:fs';
 import module from 'node:module';
 import path from 'node:path';
 import { parentPort, workerData } from 'node:worker_threads';
@@ -17,8 +18,11 @@ export type PgliteWorkerOptions = {
   sharedBuffers: string;
   /** The API thread's compile cache (src/compile-cache.ts), if it has one: a thread loads its modules anew. */
   compileCacheDir: string | undefined;
-  /** PGlite's WebAssembly, compiled once by the process (a `WebAssembly.Module`, pglite-thread.ts). */
-  wasmModule: object;
+  /**
+   * PGlite's WebAssembly: compiled once per process (a `WebAssembly.Module`, pglite-thread.ts), or the file to compile
+   * it from and send back (reply id -1) when this is the process's first thread.
+   */
+  wasm: object | string;
 };
 
 export type PgliteRequest =
@@ -27,13 +31,20 @@ export type PgliteRequest =
   | { id: number; op: 'close' };
 
 export type PgliteReply =
-  | { id: number; ok: true; bytes?: Uint8Array; saved?: boolean }
+  | { id: number; ok: true; bytes?: Uint8Array; saved?: boolean; wasm?: object }
   | { id: number; ok: false; message: string };
 
-async function open(options: PgliteWorkerOptions): Promise<PGlite> {
-  const { dir, schemaTemplate, sharedBuffers, compileCacheDir, wasmModule } = options;
+// Node has WebAssembly; TypeScript declares it only in the DOM libraries, which this project does not load.
+declare const WebAssembly: { compile(bytes: Uint8Array): Promise<object> };
+
+async function open(options: PgliteWorkerOptions, share: (wasm: object) => void): Promise<PGlite> {
+  const { dir, schemaTemplate, sharedBuffers, compileCacheDir } = options;
   if (compileCacheDir) module.enableCompileCache(compileCacheDir);
-  const { PGlite } = await import('@electric-sql/pglite');
+  const [{ PGlite }, wasmModule] = await Promise.all([
+    import('@electric-sql/pglite'),
+    typeof options.wasm === 'string' ? WebAssembly.compile(readFileSync(options.wasm)) : options.wasm,
+  ]);
+  if (typeof options.wasm === 'string') share(wasmModule);
   const settings = {
     startParams: [...PGlite.defaultStartParams, '-c', `shared_buffers=${sharedBuffers}`],
     pgliteWasmModule: wasmModule,
@@ -96,7 +107,9 @@ async function answer(pglite: PGlite, request: PgliteRequest): Promise<PgliteRep
 
 const port = parentPort;
 if (port) {
-  const opened = open(workerData as PgliteWorkerOptions);
+  const opened = open(workerData as PgliteWorkerOptions, (wasm) =>
+    port.postMessage({ id: -1, ok: true, wasm } satisfies PgliteReply),
+  );
   opened.then(
     () => port.postMessage({ id: 0, ok: true }),
     (error: unknown) => port.postMessage({ id: 0, ok: false, message: describe(error) }),
