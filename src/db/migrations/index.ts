@@ -12,6 +12,7 @@ import * as assistantAgents from './20261123_0070_assistant_agents.ts';
 import * as simulatorCalls from './20261123_0080_simulator_calls.ts';
 import * as webhookAttemptResponseExcerpt from './20261123_0090_webhook_attempt_response_excerpt.ts';
 import * as outboxAutovacuum from './20261123_0100_outbox_autovacuum.ts';
+import * as deliveriesDueBySubscription from './20261125_0110_deliveries_due_by_subscription.ts';
 
 /** Every migration, by name; names sort in the order they run. */
 export const migrations: Record<string, Migration> = {
@@ -28,4 +29,5 @@ export const migrations: Record<string, Migration> = {
   '20261123_0080_simulator_calls': simulatorCalls,
   '20261123_0090_webhook_attempt_response_excerpt': webhookAttemptResponseExcerpt,
   '20261123_0100_outbox_autovacuum': outboxAutovacuum,
+  '20261125_0110_deliveries_due_by_subscription': deliveriesDueBySubscription,
 };
