@@ -29,7 +29,9 @@ export type ClaimedDelivery = Pick<
  * At most `room.limit` in all, and per subscription at most its room (`room.others` for those not named):
  * a burst to one slow receiver must not take every slot and hold up everyone else's. Each subscription with
  * room offers its oldest due deliveries, up to its room; the oldest of all those are locked and taken (twice
- * the limit are offered, so that what a claim beside this one holds can be passed over).
+ * the limit are offered, so that what a claim beside this one holds can be passed over). They are looked up again
+ * by key and kept in the order offered: ordered by the row's own due time, the planner could find them by walking
+ * the due index instead, backlog and all.
  *
  * The subscriptions with pending deliveries are found by skipping from one to the next in
  * `webhook_deliveries_due_by_subscription_idx` (one index descent each), and each one's due deliveries are read
@@ -67,7 +69,7 @@ export async function claimDue(
           on s.id = p.subscription_id and s.is_active and s.deleted_at is null
       ),
       offered as (
-        select due.id
+        select due.id, due.next_attempt_at as due_at
         from with_room r
         cross join lateral (
           select d.id, d.next_attempt_at
@@ -80,11 +82,13 @@ export async function claimDue(
         order by due.next_attempt_at
         limit ${room.limit * 2}
       )
-      select id from webhook_deliveries
-      where id in (select id from offered) and ${claimable(queue, now)}
-      order by next_attempt_at
+      select d.id
+      from offered o
+      join webhook_deliveries d on d.id = o.id
+      where ${claimable(queue, now)}
+      order by o.due_at
       limit ${room.limit}
-      for update skip locked`,
+      for update of d skip locked`,
     join: {
       from: sql`events e, webhook_subscriptions s`,
       on: sql`e.id = q.event_id and s.id = q.subscription_id`,
