@@ -62,7 +62,7 @@ export const FULL: Sizes = {
   blipSeconds: 10,
   hangEvents: 2_000,
   hangEventsEmbedded: 1_000,
-  hangRounds: 5,
+  hangRounds: 15,
   profileSeconds: 10,
 };
 
