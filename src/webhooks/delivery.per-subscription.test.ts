@@ -9,7 +9,6 @@ import {
 import { type Receiver, startReceiver } from '../testing/receiver.ts';
 import { newCustomer, startTestApp, type TestApp } from '../testing/test-app.ts';
 import { callFor, emitEvent, workerOver } from '../testing/webhook.fixtures.ts';
-import { SLOW_ATTEMPT_MS } from './delivery-worker.ts';
 
 const SERVER_SECRET = 'per-subscription-secret-0123456789abcdef';
 
@@ -114,7 +113,7 @@ describe('one slow receiver holds only its share of a worker', () => {
     }
   });
 
-  it('an attempt out longer than SLOW_ATTEMPT_MS gives its worker slot to the others, not its share to its own', async () => {
+  it('an attempt out 200 ms (SLOW_ATTEMPT_MS) gives its worker slot to the others, not its share to its own', async () => {
     const hung = await newCustomer(t);
     const ok = await newCustomer(t);
     await subscribe(hung.key, 'http://127.0.0.1:9/hangs');
@@ -158,7 +157,8 @@ describe('one slow receiver holds only its share of a worker', () => {
     try {
       // The hanging receiver's deliveries are due first: it takes its share (2), the healthy ones the other 2 slots.
       await until(() => inFlight.hung === 2 && inFlight.healthy === 2);
-      t.clock.advance(SLOW_ATTEMPT_MS);
+      // The documented threshold (docs/spec-decisions.md, "Slow attempts"), written out so a change of it shows here.
+      t.clock.advance(200);
       // Every attempt out is slow now: the two hanging ones give up their slots, to the healthy subscriptions
       // (two each, their share), never to more of the hanging receiver's deliveries.
       await until(() => inFlight.healthy === 4);
