@@ -4,6 +4,9 @@ export interface Clock {
 
 export const systemClock: Clock = { now: () => new Date() };
 
+/** The UTC calendar day of `at`, as `YYYY-MM-DD`: the key of daily usage and spend counters. */
+export const utcDay = (at: Date): string => at.toISOString().slice(0, 10);
+
 /** A clock that only moves when told to: time-dependent tests use it instead of sleeping. */
 export class ManualClock implements Clock {
   #ms: number;

@@ -5,6 +5,7 @@ import type { AddressInfo } from 'node:net';
 import { after, before, describe, it } from 'node:test';
 import { type Browser, type BrowserContext, chromium, type Page } from 'playwright-core';
 import { insertCalls } from '../calls/calls.repository.ts';
+import { utcDay } from '../clock.ts';
 import { generateCalls } from '../demo/call-generator.ts';
 import { insertInsights } from '../lifecycle/lifecycle.repository.ts';
 import { insertReservation } from '../outbound/spend.repository.ts';
@@ -18,7 +19,6 @@ import { insertTranscript, markHasTranscript } from '../transcripts/transcripts.
 import { AUTO_DISABLE_AFTER } from '../webhooks/deliveries.repository.ts';
 import type { DeliveryWorker } from '../webhooks/delivery-worker.ts';
 import { FAILURE_FOLD_MS } from '../webhooks/failure-streak.ts';
-import { utcDay } from './usage.service.ts';
 
 /**
  * The dashboard end to end in a real headless Chromium (Debian's package, driven by playwright-core).

@@ -1,11 +1,9 @@
 import type { Logger } from 'pino';
-import type { Clock } from '../clock.ts';
+import { type Clock, utcDay } from '../clock.ts';
 import type { Database } from '../db/database.ts';
 import { createWriteBehind } from '../db/write-behind.ts';
 import { checkE164 } from '../phone.ts';
 import * as repo from './usage.repository.ts';
-
-export const utcDay = (at: Date): string => at.toISOString().slice(0, 10);
 
 /** Sums decimal strings with 4 decimals exactly (money never goes through floating point here). */
 export function addMoney(a: string, b: string): string {

@@ -1,11 +1,12 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { insertCalls } from '../calls/calls.repository.ts';
+import { utcDay } from '../clock.ts';
 import { generateCalls } from '../demo/call-generator.ts';
 import { insertReservation } from '../outbound/spend.repository.ts';
 import { rng } from '../provider/random.ts';
 import { newCustomer, startTestApp, type TestApp } from '../testing/test-app.ts';
-import { addMoney, type UsageReport, utcDay } from './usage.service.ts';
+import { addMoney, type UsageReport } from './usage.service.ts';
 
 const DAY = 86_400_000;
 

@@ -105,8 +105,6 @@ export function spendCheck(capUsd: string, usedUsd: string, now: Date): { check:
   return { check, spend };
 }
 
-export const utcDay = (now: Date): string => now.toISOString().slice(0, 10);
-
 /** Throws the first failed check as the error a real placement answers with. */
 export function throwFirstFailure(checks: Check[]): void {
   const first = checks.find((c) => !c.passed);

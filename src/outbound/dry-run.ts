@@ -1,8 +1,8 @@
 import { findAssistant } from '../assistants/assistants.repository.ts';
-import type { Clock } from '../clock.ts';
+import { type Clock, utcDay } from '../clock.ts';
 import type { Database } from '../db/database.ts';
 import type { Principal } from '../keys/authenticate.ts';
-import { assistantCheck, type Check, numberChecks, type SpendView, spendCheck, utcDay } from './checks.ts';
+import { assistantCheck, type Check, numberChecks, type SpendView, spendCheck } from './checks.ts';
 import type { OutboundCallBody } from './outbound.schema.ts';
 import { spentOnDay } from './spend.repository.ts';
 

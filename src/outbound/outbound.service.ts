@@ -1,6 +1,6 @@
 import { findAgentLink } from '../assistants/agent-links.repository.ts';
 import { findAssistant } from '../assistants/assistants.repository.ts';
-import type { Clock } from '../clock.ts';
+import { type Clock, utcDay } from '../clock.ts';
 import type { Database } from '../db/database.ts';
 import { checkTargetUrl, invalidTargetInput, type TargetPolicy } from '../delivery/target-url.ts';
 import { AppError } from '../errors/app-error.ts';
@@ -10,7 +10,7 @@ import { ESTIMATE_UNITS, formatUsd, MAX_CALL_SECONDS } from '../lifecycle/billin
 import { lockPlacedCall, recordProviderCall, trackPlacedCall } from '../lifecycle/placement.ts';
 import type { AgentLink, VoiceProvider } from '../provider/interface.ts';
 import { recordCallback } from './callbacks.ts';
-import { assistantCheck, numberChecks, spendCheck, throwFirstFailure, utcDay } from './checks.ts';
+import { assistantCheck, numberChecks, spendCheck, throwFirstFailure } from './checks.ts';
 import { dryRun } from './dry-run.ts';
 import * as idem from './idempotency.repository.ts';
 import { claimIdempotencyKey, requestHash } from './idempotency.ts';
