@@ -1,4 +1,4 @@
-import { createHmac, randomBytes } from 'node:crypto';
+import { createHmac, createSecretKey, type KeyObject, randomBytes } from 'node:crypto';
 
 const SECRET_PREFIX = 'whsec_';
 
@@ -17,15 +17,17 @@ export function signPayload(secret: string, unixSeconds: number, body: string): 
 /**
  * The Standard Webhooks key of a secret: the bytes its part after `whsec_` encodes. Node's base64 decoder
  * reads both alphabets, so a secret made before standard base64 (base64url, `-` and `_`) keys the same
- * bytes its standard-base64 spelling does.
+ * bytes its standard-base64 spelling does. A KeyObject, not the Buffer: Node 24 brand-checks a Buffer key by
+ * catching two thrown errors, so an HMAC keyed with a Buffer costs about 28 µs against 4 µs (docs/performance.md, "Keys handed to
+ * node:crypto").
  */
-export function standardWebhookKey(secret: string): Buffer {
+export function standardWebhookKey(secret: string): KeyObject {
   const encoded = secret.startsWith(SECRET_PREFIX) ? secret.slice(SECRET_PREFIX.length) : secret;
-  return Buffer.from(encoded, 'base64');
+  return createSecretKey(Buffer.from(encoded, 'base64'));
 }
 
 /** Standard Webhooks: `v1,` + base64 HMAC-SHA256 over `<webhook-id>.<webhook-timestamp>.<raw body>`. */
-export function signStandardWebhook(key: Buffer, id: string, unixSeconds: number, body: string): string {
+export function signStandardWebhook(key: KeyObject, id: string, unixSeconds: number, body: string): string {
   return `v1,${createHmac('sha256', key).update(`${id}.${unixSeconds}.${body}`).digest('base64')}`;
 }
 
