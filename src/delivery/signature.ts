@@ -18,8 +18,8 @@ export function signPayload(secret: string, unixSeconds: number, body: string): 
  * The Standard Webhooks key of a secret: the bytes its part after `whsec_` encodes. Node's base64 decoder
  * reads both alphabets, so a secret made before standard base64 (base64url, `-` and `_`) keys the same
  * bytes its standard-base64 spelling does. A KeyObject, not the Buffer: Node 24 brand-checks a Buffer key by
- * catching two thrown errors, so an HMAC keyed with a Buffer costs about 28 µs against 4 µs (docs/performance.md, "Keys handed to
- * node:crypto").
+ * catching two thrown errors, so an HMAC keyed with a Buffer costs about 28 µs against 4 µs
+ * (docs/performance.md, "Keys handed to node:crypto").
  */
 export function standardWebhookKey(secret: string): KeyObject {
   const encoded = secret.startsWith(SECRET_PREFIX) ? secret.slice(SECRET_PREFIX.length) : secret;
