@@ -4,6 +4,8 @@ import { REPO_ROOT } from './paths.ts';
 import type { ReceiverCommand, ReceiverMessage } from './receivers.ts';
 
 export type Receivers = {
+  /** The receivers' process, for its CPU time. */
+  pid: number | undefined;
   urls: string[];
   hangUrl: string;
   reset(): Promise<void>;
@@ -50,6 +52,7 @@ export async function startReceivers(count: number, env: NodeJS.ProcessEnv): Pro
     child.once('exit', (code) => reject(new Error(`receivers exited with ${code}`)));
   });
   return {
+    pid: child.pid,
     urls: ready.urls,
     hangUrl: ready.hangUrl,
     reset: async () => {

@@ -1,5 +1,6 @@
 import type { PostsFloor } from '../floors/webhook-posts.ts';
 import { addRaw, addRow, type Ctx } from '../lib/context.ts';
+import type { CpuSpend } from '../lib/cpu-meter.ts';
 import { fmt, judge } from '../lib/report.ts';
 
 /** Commit → receipt at a steady event rate (measured by s4-webhooks.ts). */
@@ -29,6 +30,8 @@ export function webhookRows(
     /** The PostgreSQL server's `autovacuum` setting (null on PGlite, which has none). */
     autovacuum: string | null;
     floor: PostsFloor;
+    /** CPU time spent during the floor and during the drain (null where /proc is missing). */
+    cpu: { floor: CpuSpend; drain: CpuSpend } | null;
     recordSeconds: number;
     throughput: Drain;
     latency: Latency;
@@ -63,6 +66,7 @@ export function webhookRows(
       .filter(Boolean)
       .join('; '),
   });
+  if (r.cpu) cpuRow(ctx, r.cpu, { floor: r.floor.posts, drain: r.throughput.delivered }, r.floor.perSecond);
   const l = r.latency;
   const kept = l.achievedPerSecond >= l.askedPerSecond * 0.9;
   addRow(ctx, {
@@ -116,5 +120,35 @@ export function webhookRows(
     status: judge(b.is_active && b.latency.received >= b.latency.expected),
     tool: 'bench (undici)',
     note: `${fmt(b.blipped)} answers 500 during the blip; subscription ${b.is_active ? 'active' : 'disabled'}, streak ${b.consecutive_failures}; the failed deliveries are retried 10 s (±20 %) later, which is the p99`,
+  });
+}
+
+const µs = (cpuSeconds: number | null, n: number) =>
+  cpuSeconds === null ? 'not read' : `${fmt((cpuSeconds / n) * 1e6)} µs`;
+const busy = (c: CpuSpend) => `${fmt((c.machine / (c.seconds * c.cores)) * 100)} % of ${c.cores} cores busy`;
+
+/**
+ * What one durable delivery costs the machine against one signed POST of the floor, by process: whether the drain
+ * is bound by the cores or by waiting. The ratio is the durable ratio's ceiling on this machine: every core busy at
+ * the drain's measured cost per delivery, ÷ the floor's rate.
+ */
+function cpuRow(
+  ctx: Ctx,
+  cpu: { floor: CpuSpend; drain: CpuSpend },
+  n: { floor: number; drain: number },
+  floorRate: number,
+) {
+  const d = cpu.drain;
+  const f = cpu.floor;
+  const ceiling = d.cores / (d.machine / n.drain) / floorRate;
+  addRow(ctx, {
+    scenario: 4,
+    what: 'CPU per durable delivery in the drain against per signed POST in the floor; the durable ratio at every core busy',
+    value: `drain ${µs(d.machine, n.drain)} (bench process ${µs(d.bench, n.drain)}, PostgreSQL ${µs(d.postgres, n.drain)}, receivers ${µs(d.receivers, n.drain)}), ${busy(d)}; floor ${µs(f.machine, n.floor)} (bench process ${µs(f.bench, n.floor)}, receivers ${µs(f.receivers, n.floor)}), ${busy(f)}`,
+    ratio: ceiling,
+    target: 'report',
+    status: 'info',
+    tool: 'bench (/proc)',
+    note: "the bench process holds the worker (and PGlite's thread on PGlite); machine time counts every process",
   });
 }

@@ -18,6 +18,7 @@ import { envelopeOf } from '../../src/webhooks/envelope.ts';
 import { signedPosts } from '../floors/webhook-posts.ts';
 import { dropDatabase, ensureDatabase, siblingDatabaseUrl } from '../lib/backend.ts';
 import type { Ctx } from '../lib/context.ts';
+import { cpuMeter } from '../lib/cpu-meter.ts';
 import { BENCH_SERVER_SECRET } from '../lib/paths.ts';
 import { sleep } from '../lib/proc.ts';
 import { type Receivers, startReceivers } from '../lib/receivers-client.ts';
@@ -214,6 +215,8 @@ export async function webhooks(ctx: Ctx): Promise<void> {
         concurrency: WORKER.concurrency,
         seconds: 1,
       });
+    const meter = cpuMeter({ receiversPid: receivers.pid, postgres: ctx.backend.name === 'postgres' });
+    const floorStart = meter?.mark();
     const floor = await signedPosts({
       sender,
       urls: receivers.urls,
@@ -222,6 +225,7 @@ export async function webhooks(ctx: Ctx): Promise<void> {
       concurrency: WORKER.concurrency,
       seconds: sizes.loadSeconds,
     });
+    const floorCpu = floorStart && meter?.since(floorStart);
     ctx.log(`  webhook floor: ${Math.round(floor.perSecond)} signed POSTs/s`);
 
     // Throughput: events × subscriptions deliveries, recorded first, then drained.
@@ -232,7 +236,9 @@ export async function webhooks(ctx: Ctx): Promise<void> {
       `  recorded ${events} events in ${recordSeconds.toFixed(1)} s; draining ${events * nSubs} deliveries`,
     );
     let worker = newWorker();
+    const drainStart = meter?.mark();
     const throughput = await drain(stage, worker, receivers, subs, events * nSubs, 3_600_000);
+    const drainCpu = drainStart && meter?.since(drainStart);
     await worker.stop();
     ctx.log(
       `  drained in ${throughput.seconds.toFixed(1)} s: ${Math.round(throughput.delivered / throughput.seconds)}/s`,
@@ -336,6 +342,7 @@ export async function webhooks(ctx: Ctx): Promise<void> {
       autovacuum,
       subscriptions: nSubs,
       floor,
+      cpu: floorCpu && drainCpu ? { floor: floorCpu, drain: drainCpu } : null,
       recordSeconds,
       throughput,
       latency,
