@@ -1,5 +1,6 @@
 import { type RawBuilder, sql } from 'kysely';
 import type { Database } from './database.ts';
+import { asNamedStatement } from './statement-names.ts';
 
 /**
  * The queues (webhook deliveries, callback notifications, transcript jobs) share one claim: rows that are
@@ -23,7 +24,8 @@ export const claimable = (queue: Queue, now: Date): RawBuilder<boolean> =>
 /**
  * Leases the rows whose keys `picked` selects (a `select <key> … for update skip locked` over claimable rows)
  * and returns `returning`, evaluated over the queue's row as `q`; `join` adds tables to read from, with their
- * conditions in `joinOn`.
+ * conditions in `joinOn`. A named statement: planning the webhook claim each time cost PostgreSQL about 12 µs per
+ * delivery claimed, a third of the claim (docs/performance.md, "2026-11-25 (eighth)").
  */
 export async function leaseRows<R>(
   db: Database,
@@ -37,12 +39,13 @@ export async function leaseRows<R>(
   },
 ): Promise<R[]> {
   const key = sql.ref(`q.${queue.key}`);
-  const { rows } = await sql<R>`
+  const query = sql<R>`
     update ${sql.table(queue.table)} q
     set leased_until = ${new Date(o.now.getTime() + o.leaseMs)}, attempts = q.attempts + 1
     from (${o.picked}) picked${o.join ? sql`, ${o.join.from}` : sql``}
     where ${key} = picked.${sql.ref(queue.key)}${o.join ? sql` and ${o.join.on}` : sql``}
-    returning ${o.returning}`.execute(db);
+    returning ${o.returning}`.compile(db);
+  const { rows } = await db.executeQuery(asNamedStatement(query));
   return rows;
 }
 

@@ -1,6 +1,6 @@
 import type { Compilable, CompiledQuery } from 'kysely';
 import type { Database } from './database.ts';
-import { statementNames } from './statement-names.ts';
+import { asNamedStatement } from './statement-names.ts';
 
 const MARK = '\u0000prepared:';
 
@@ -35,7 +35,7 @@ export function prepare<P extends Record<string, unknown>, R>(build: (db: Databa
         throw new Error(`prepared query: a placeholder was transformed into "${v}"; pass the value whole`);
       return { value: v };
     });
-    if (!statementNames.has(query.sql)) statementNames.set(query.sql, `prepared_${statementNames.size + 1}`);
+    asNamedStatement(query);
     return { query, slots };
   }
 
