@@ -69,6 +69,7 @@ export function webhookRows(
   if (r.cpu) cpuRow(ctx, r.cpu, { floor: r.floor.posts, drain: r.throughput.delivered }, r.floor.perSecond);
   const l = r.latency;
   const kept = l.achievedPerSecond >= l.askedPerSecond * 0.9;
+  const needed = l.expected / Math.max(1, l.events / l.achievedPerSecond);
   addRow(ctx, {
     scenario: 4,
     what: `commit → receipt at ${fmt(l.askedPerSecond)} events/s × ${r.subscriptions} subscriptions (${fmt(l.achievedPerSecond)} events/s recorded)`,
@@ -79,8 +80,13 @@ export function webhookRows(
     tool: 'bench (undici)',
     note: [
       `${fmt(l.received)} of ${fmt(l.expected)} deliveries received`,
-      `${fmt(l.expected / Math.max(1, l.events / l.achievedPerSecond))} deliveries/s needed vs ${fmt(rate)}/s drained`,
-    ].join('; '),
+      `${fmt(needed)} deliveries/s needed vs ${fmt(rate)}/s drained`,
+      r.cpu
+        ? `at the drain's ${fmt((r.cpu.drain.machine / r.throughput.delivered) * 1e6)} µs of CPU per delivery, ${(needed * (r.cpu.drain.machine / r.throughput.delivered)).toFixed(2)} of this machine's ${r.cpu.drain.cores} cores`
+        : '',
+    ]
+      .filter(Boolean)
+      .join('; '),
   });
   const calm = r.calmLatency;
   addRow(ctx, {
