@@ -1,6 +1,6 @@
 import type { PostsFloor } from '../floors/webhook-posts.ts';
 import { addRaw, addRow, type Ctx } from '../lib/context.ts';
-import type { CpuSpend } from '../lib/cpu-meter.ts';
+import { type CpuSpend, describeSpend } from '../lib/cpu-meter.ts';
 import { fmt, judge } from '../lib/report.ts';
 
 /** Commit → receipt at a steady event rate (measured by s4-webhooks.ts). */
@@ -129,10 +129,6 @@ export function webhookRows(
   });
 }
 
-const µs = (cpuSeconds: number | null, n: number) =>
-  cpuSeconds === null ? 'not read' : `${fmt((cpuSeconds / n) * 1e6)} µs`;
-const busy = (c: CpuSpend) => `${fmt((c.machine / (c.seconds * c.cores)) * 100)} % of ${c.cores} cores busy`;
-
 /**
  * What one durable delivery costs the machine against one signed POST of the floor, by process: whether the drain
  * is bound by the cores or by waiting. The ratio is the durable ratio's ceiling on this machine: every core busy at
@@ -150,7 +146,7 @@ function cpuRow(
   addRow(ctx, {
     scenario: 4,
     what: 'CPU per durable delivery in the drain against per signed POST in the floor; the durable ratio at every core busy',
-    value: `drain ${µs(d.machine, n.drain)} (bench process ${µs(d.bench, n.drain)}, PostgreSQL ${µs(d.postgres, n.drain)}, receivers ${µs(d.receivers, n.drain)}), ${busy(d)}; floor ${µs(f.machine, n.floor)} (bench process ${µs(f.bench, n.floor)}, receivers ${µs(f.receivers, n.floor)}), ${busy(f)}`,
+    value: `drain ${describeSpend(d, n.drain, { postgres: true })}; floor ${describeSpend(f, n.floor, { postgres: false })}`,
     ratio: ceiling,
     target: 'report',
     status: 'info',

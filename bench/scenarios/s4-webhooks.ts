@@ -18,7 +18,7 @@ import { envelopeOf } from '../../src/webhooks/envelope.ts';
 import { signedPosts } from '../floors/webhook-posts.ts';
 import { dropDatabase, ensureDatabase, siblingDatabaseUrl } from '../lib/backend.ts';
 import type { Ctx } from '../lib/context.ts';
-import { type CpuSpend, cpuMeter } from '../lib/cpu-meter.ts';
+import { cpuMeter, describeSpend } from '../lib/cpu-meter.ts';
 import { BENCH_SERVER_SECRET } from '../lib/paths.ts';
 import { sleep } from '../lib/proc.ts';
 import { type Receivers, startReceivers } from '../lib/receivers-client.ts';
@@ -311,7 +311,9 @@ export async function webhooks(ctx: Ctx): Promise<void> {
       const drained = await drain(stage, worker, receivers, subs, hang * nSubs, 600_000);
       const cpu = runStart && meter?.since(runStart);
       if (cpu)
-        ctx.log(`    ${withHung ? 'beside a hung receiver' : 'alone'}: ${cpuLine(cpu, drained.delivered)}`);
+        ctx.log(
+          `    ${withHung ? 'beside a hung receiver' : 'alone'}: CPU per delivery ${describeSpend(cpu, drained.delivered, { postgres: true })}`,
+        );
       const { hung } = await receivers.counts();
       // Stopping waits for the attempts out. The hung ones are ended, again until it returns: while the worker
       // runs, each ended one frees a slot that the next hung delivery takes.
@@ -432,11 +434,4 @@ async function steadyLatency(
     p99: pct(99),
     max: latencies.at(-1) ?? 0,
   };
-}
-
-/** A run's CPU per delivery by process and the cores' busy share, for the progress log. */
-function cpuLine(c: CpuSpend, deliveries: number): string {
-  const us = (seconds: number | null) => (seconds === null ? '–' : Math.round((seconds / deliveries) * 1e6));
-  const busy = Math.round((c.machine / (c.seconds * c.cores)) * 100);
-  return `${us(c.machine)} µs of CPU per delivery (bench process ${us(c.bench)}, PostgreSQL ${us(c.postgres)}, receivers ${us(c.receivers)}), ${busy} % busy`;
 }
