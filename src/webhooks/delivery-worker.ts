@@ -13,7 +13,8 @@ import { openingOnce, sendAttempt } from './send-attempt.ts';
 /**
  * An attempt out this long stops holding one of the worker's slots (it still holds its subscription's share):
  * it waits on a socket, not on the worker, and a receiver that hangs must not slow everyone else's deliveries.
- * At most `concurrency` attempts are set aside so, so a crash repeats at most twice `concurrency` sends. 200 ms, not
+ * At most `concurrency` attempts are set aside so, beside the slots and the answers waiting to be written, so a crash
+ * repeats at most three times `concurrency` sends (see `slots`). 200 ms, not
  * 1 s: the healthy receivers' rate beside a hung one, median of 15 pairs, went from 0.94–0.98 to 0.99–1.00 on PGlite
  * (docs/performance.md, "2026-11-25 (sixth)"); a receiver answering within it never notices.
  */
@@ -111,14 +112,16 @@ export function createDeliveryWorker(o: DeliveryWorkerOptions): DeliveryWorker {
     for (const startedAt of running.values()) if (startedAt <= since) n += 1;
     return Math.min(n, o.concurrency);
   };
-  // Outcomes not yet written and attempts set aside as slow may number `concurrency` together before they take
-  // slots: so the next claim goes out while the last batch is written (measured: a worker that waited for each
-  // write sent in lockstep, claim, send, write), and a crash still repeats at most twice `concurrency` sends.
-  // Past that (writes that stall), claims wait for the writes.
+  // Outcomes not yet written may number `concurrency` before they take slots: so the next claim goes out while the
+  // last batch is written (measured: a worker that waited for each write sent in lockstep, claim, send, write). Past
+  // that (writes that stall), claims wait for the writes. Attempts set aside as slow have an allowance of their own
+  // (at most `concurrency`, see `slow`): sharing this one, a hung receiver's attempts made the worker wait for
+  // writes more often and the healthy receivers lost 4-7 % of their rate (docs/performance.md, "2026-11-26"). So a
+  // crash repeats at most three times `concurrency` sends: in slots, answered, set aside.
   const slots = () => {
     const setAside = slow();
     const answered = completions.unrecorded();
-    return o.concurrency - (running.size - setAside) - Math.max(0, answered + setAside - o.concurrency);
+    return o.concurrency - (running.size - setAside) - Math.max(0, answered - o.concurrency);
   };
   const room = () =>
     roomForClaim({

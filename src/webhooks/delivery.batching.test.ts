@@ -7,7 +7,7 @@ import type { SendResult, WebhookSender } from '../delivery/http-sender.ts';
 import { createLogger } from '../logger.ts';
 import { newCustomer, startTestApp, type TestApp } from '../testing/test-app.ts';
 import { callFor, emitEvent, subscriptionRow } from '../testing/webhook.fixtures.ts';
-import { createDeliveryWorker, type DeliveryWorkerOptions } from './delivery-worker.ts';
+import { createDeliveryWorker, type DeliveryWorkerOptions, SLOW_ATTEMPT_MS } from './delivery-worker.ts';
 import { FAILURE_FOLD_MS } from './failure-streak.ts';
 
 const SERVER_SECRET = 'batching-test-secret-0123456789abcdef';
@@ -66,8 +66,8 @@ describe('finished attempts are recorded in batches', () => {
     return res.body.id;
   }
 
-  /** A subscription (answering `status`) with `events` deliveries due. */
-  async function withDeliveries(status: number, events: number) {
+  /** A subscription (answering `status`, or never: `hang`) with `events` deliveries due. */
+  async function withDeliveries(status: number | 'hang', events: number) {
     const c = await newCustomer(t);
     const id = await subscribe(c.key, String(status));
     const { callId } = await callFor(t, c.customerId);
@@ -207,6 +207,39 @@ describe('finished attempts are recorded in batches', () => {
     const states = (await Promise.all(ids.map(deliveriesOf))).flat().map((d) => d.status);
     assert.equal(states.filter((s) => s === 'delivered').length, 40);
     assert.equal(states.filter((s) => s === 'pending').length, 20);
+    await worker().drain();
+  });
+
+  it('attempts set aside as slow leave the allowance for answers waiting to be written whole', async () => {
+    const sender = fakeSender();
+    const hanging: (() => void)[] = [];
+    const send: WebhookSender['send'] = (url, headers, body) =>
+      url.endsWith('/hang')
+        ? new Promise((resolve) =>
+            hanging.push(() =>
+              resolve({ ok: false, statusCode: null, error: 'timeout', latencyMs: SLOW_ATTEMPT_MS }),
+            ),
+          )
+        : sender.send(url, headers, body);
+    const waitFor = async (done: () => boolean) => {
+      for (const deadline = Date.now() + 10_000; !done() && Date.now() < deadline; )
+        await new Promise((r) => setTimeout(r, 5));
+    };
+    // A receiver that never answers takes its share (5 of the 20 slots), and the attempts turn slow.
+    await withDeliveries('hang', 5);
+    const w = worker({ sender: { ...sender, send } });
+    w.start();
+    await waitFor(() => hanging.length === 5);
+    t.clock.advance(SLOW_ATTEMPT_MS);
+    // Then the healthy receivers: nothing is written until stop(), so every answer stays unrecorded.
+    await Promise.all([0, 1, 2, 3].map(() => withDeliveries(202, 15)));
+    await waitFor(() => sender.sent.length >= 40);
+    await new Promise((r) => setTimeout(r, 100));
+    assert.equal(hanging.length, 5, 'the hung receiver holds its share, no more');
+    // Sharing the allowance, the five set aside would have stopped the claims at 35.
+    assert.equal(sender.sent.length, 40, 'twice the concurrency answered, beside the five set aside');
+    for (const answer of hanging) answer();
+    await w.stop();
     await worker().drain();
   });
 
