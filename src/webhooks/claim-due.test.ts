@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
+import { sql } from 'kysely';
 import { newCustomer, startTestApp, type TestApp } from '../testing/test-app.ts';
 import { callFor, emitEvent } from '../testing/webhook.fixtures.ts';
 import { claimDue } from './deliveries.repository.ts';
@@ -96,5 +97,30 @@ describe('claimDue takes each subscription by its own room, whatever backlog ano
       [older, older, older, newer].sort(),
       'the three older ones and the oldest newer one',
     );
+  });
+
+  it('leases each row where it lies: a claim is a heap-only update, with no new index entries', async () => {
+    // The outbox keeps room on each page (fillfactor 70, migration 20261126_0100) for a claim's new versions: filled
+    // to the brim, the new version of each claimed row went to another page, with an entry in each of its six
+    // indexes. An update that changes no indexed column and stays on its page is heap-only.
+    const id = await backlog(200, 'hot');
+    const pages = async () =>
+      new Map(
+        (
+          await sql<{ id: string; ctid: string }>`
+            select id, ctid::text from webhook_deliveries where subscription_id = ${id}`.execute(t.db)
+        ).rows.map((r) => [r.id, r.ctid.slice(1).split(',')[0]]),
+      );
+    const before = await pages();
+    const claimed = await claimDue(
+      t.db,
+      t.clock.now(),
+      { limit: 10, rooms: new Map([[id, 10]]), others: 0 },
+      LEASE_MS,
+    );
+    const after = await pages();
+    assert.equal(claimed.length, 10);
+    const moved = claimed.filter((d) => before.get(d.id) !== after.get(d.id));
+    assert.deepEqual(moved, [], 'every claimed row still on its page');
   });
 });

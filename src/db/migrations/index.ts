@@ -13,6 +13,7 @@ import * as simulatorCalls from './20261123_0080_simulator_calls.ts';
 import * as webhookAttemptResponseExcerpt from './20261123_0090_webhook_attempt_response_excerpt.ts';
 import * as outboxAutovacuum from './20261123_0100_outbox_autovacuum.ts';
 import * as deliveriesDueBySubscription from './20261125_0110_deliveries_due_by_subscription.ts';
+import * as deliveriesFillfactor from './20261126_0100_deliveries_fillfactor.ts';
 
 /** Every migration, by name; names sort in the order they run. */
 export const migrations: Record<string, Migration> = {
@@ -30,4 +31,5 @@ export const migrations: Record<string, Migration> = {
   '20261123_0090_webhook_attempt_response_excerpt': webhookAttemptResponseExcerpt,
   '20261123_0100_outbox_autovacuum': outboxAutovacuum,
   '20261125_0110_deliveries_due_by_subscription': deliveriesDueBySubscription,
+  '20261126_0100_deliveries_fillfactor': deliveriesFillfactor,
 };
