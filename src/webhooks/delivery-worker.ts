@@ -14,9 +14,9 @@ import { openingOnce, sendAttempt } from './send-attempt.ts';
  * An attempt out this long stops holding one of the worker's slots (it still holds its subscription's share):
  * it waits on a socket, not on the worker, and a receiver that hangs must not slow everyone else's deliveries.
  * At most `concurrency` attempts are set aside so, beside the slots and the answers waiting to be written, so a crash
- * repeats at most three times `concurrency` sends (see `slots`). 200 ms, not
- * 1 s: the healthy receivers' rate beside a hung one, median of 15 pairs, went from 0.94–0.98 to 0.99–1.00 on PGlite
- * (docs/performance.md, "2026-11-25 (sixth)"); a receiver answering within it never notices.
+ * repeats at most three times `concurrency` sends (see `slots`). 200 ms, not 1 s: the healthy receivers' rate beside
+ * a hung one, median of 15 pairs, went from 0.94–0.98 to 0.99–1.00 on PGlite (docs/performance.md, "2026-11-25
+ * (sixth)"); a receiver answering within it never notices.
  */
 export const SLOW_ATTEMPT_MS = 200;
 
