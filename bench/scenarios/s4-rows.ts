@@ -66,7 +66,16 @@ export function webhookRows(
       .filter(Boolean)
       .join('; '),
   });
-  if (r.cpu) cpuRow(ctx, r.cpu, { floor: r.floor.posts, drain: r.throughput.delivered }, r.floor.perSecond);
+  // Machine CPU seconds per durable delivery in the drain.
+  const perDelivery = r.cpu ? r.cpu.drain.machine / r.throughput.delivered : null;
+  if (r.cpu && perDelivery !== null)
+    cpuRow(
+      ctx,
+      r.cpu,
+      { floor: r.floor.posts, drain: r.throughput.delivered },
+      perDelivery,
+      r.floor.perSecond,
+    );
   const l = r.latency;
   const kept = l.achievedPerSecond >= l.askedPerSecond * 0.9;
   const needed = l.expected / Math.max(1, l.events / l.achievedPerSecond);
@@ -81,8 +90,8 @@ export function webhookRows(
     note: [
       `${fmt(l.received)} of ${fmt(l.expected)} deliveries received`,
       `${fmt(needed)} deliveries/s needed vs ${fmt(rate)}/s drained`,
-      r.cpu
-        ? `at the drain's ${fmt((r.cpu.drain.machine / r.throughput.delivered) * 1e6)} µs of CPU per delivery, ${(needed * (r.cpu.drain.machine / r.throughput.delivered)).toFixed(2)} of this machine's ${r.cpu.drain.cores} cores`
+      r.cpu && perDelivery !== null
+        ? `at the drain's ${fmt(perDelivery * 1e6)} µs of CPU per delivery, ${(needed * perDelivery).toFixed(2)} of this machine's ${r.cpu.drain.cores} cores`
         : '',
     ]
       .filter(Boolean)
@@ -138,11 +147,12 @@ function cpuRow(
   ctx: Ctx,
   cpu: { floor: CpuSpend; drain: CpuSpend },
   n: { floor: number; drain: number },
+  perDelivery: number,
   floorRate: number,
 ) {
   const d = cpu.drain;
   const f = cpu.floor;
-  const ceiling = d.cores / (d.machine / n.drain) / floorRate;
+  const ceiling = d.cores / perDelivery / floorRate;
   addRow(ctx, {
     scenario: 4,
     what: 'CPU per durable delivery in the drain against per signed POST in the floor; the durable ratio at every core busy',
