@@ -163,6 +163,26 @@ describe('usage counting and report', () => {
     assert.deepEqual([theirs.spend, theirs.countries], [[], []], 'nothing of another customer');
   });
 
+  it('writes a flush of more rows than PostgreSQL takes parameters at five a row, in one go', async () => {
+    const c = await newCustomer(t);
+    const usage = t.services.dashboard.usage;
+    const rows = 14_000; // 70,000 parameters at five a row; PostgreSQL's limit is 65,535
+    for (let i = 0; i < rows; i++) {
+      usage.record(c.keyId, c.customerId, i % 10 === 0 ? 500 : 200);
+      t.clock.advance(DAY);
+    }
+    await usage.flush();
+    const stored = await storedUsage(t, c.keyId);
+    assert.equal(stored.length, rows);
+    assert.deepEqual(
+      stored.reduce((sum, r) => ({ requests: sum.requests + r.requests, errors: sum.errors + r.errors }), {
+        requests: 0,
+        errors: 0,
+      }),
+      { requests: rows, errors: rows / 10 },
+    );
+  });
+
   it('writes what it counted when the app closes', async () => {
     const t2 = await startTestApp();
     const c = await newCustomer(t2);
