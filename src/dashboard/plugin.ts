@@ -130,10 +130,10 @@ export async function registerDashboard(app: FastifyInstance, options: Dashboard
 
   // Usage: every request authenticated by a key, counted in memory and flushed in batches. Counted in onSend
   // (the status is final there) so the count exists before the client has its answer.
-  app.addHook('onSend', async (request, reply, payload) => {
+  app.addHook('onSend', (request, reply, payload, done) => {
     const p = request.principal;
     if (p) services.dashboard.usage.record(p.keyId, p.customerId, reply.statusCode);
-    return payload;
+    done(null, payload);
   });
   app.addHook('onClose', async () => {
     await services.dashboard.close();

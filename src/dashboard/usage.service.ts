@@ -39,7 +39,13 @@ export function createUsageService(deps: { db: Database; clock: Clock; logger: L
   const { db, clock } = deps;
   const counts = createWriteBehind<repo.UsageDelta>({
     flushMs: deps.flushMs ?? 5_000,
-    merge: addDeltas,
+    // Adds into the pending count itself: a new object per request would live until the flush, long enough for V8 to
+    // copy it into its old space as garbage.
+    merge: (pending, d) => {
+      pending.requests += d.requests;
+      pending.errors += d.errors;
+      return pending;
+    },
     write: (deltas) => repo.addUsage(db, deltas),
     logger: deps.logger,
     what: 'usage counter',
