@@ -2,6 +2,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { CONNECTIONS, type Ctx, THREADS } from '../lib/context.ts';
+import { warmKeys } from '../lib/https-get.ts';
 import { resetLimiterWindows } from '../lib/limiter-reset.ts';
 import { runLoad } from '../lib/load.ts';
 import { RESULTS_DIR } from '../lib/paths.ts';
@@ -30,6 +31,10 @@ export async function profileListCalls(ctx: Ctx): Promise<ProfileSummary | null>
     };
     let skipMs = 0;
     try {
+      await warmKeys(
+        svc.url,
+        ctx.fixture.main.map((k) => k.key),
+      );
       if (ctx.sizes.label === 'full') await runLoad(ctx.tool, { ...spec, seconds: ctx.sizes.warmupSeconds });
       skipMs = performance.now() - svc.spawnedAt;
       await runLoad(ctx.tool, { ...spec, seconds: ctx.sizes.profileSeconds });
