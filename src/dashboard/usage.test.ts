@@ -163,7 +163,7 @@ describe('usage counting and report', () => {
     assert.deepEqual([theirs.spend, theirs.countries], [[], []], 'nothing of another customer');
   });
 
-  it('writes a flush of more rows than PostgreSQL takes parameters at five a row, in one go', async () => {
+  it('writes a flush of more rows than PostgreSQL would take parameters for at five a row', async () => {
     const c = await newCustomer(t);
     const usage = t.services.dashboard.usage;
     const rows = 14_000; // 70,000 parameters at five a row; PostgreSQL's limit is 65,535

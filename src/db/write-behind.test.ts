@@ -5,16 +5,18 @@ import { createWriteBehind } from './write-behind.ts';
 
 const sum = (a: number, b: number) => a + b;
 
-function recorder(failFirst: number) {
+/** `fails(n)`: whether the n-th call to `write` (from 1) fails. */
+function recorder(fails: (call: number) => boolean, maxPerWrite?: number) {
   const writes: number[][] = [];
-  let failures = failFirst;
+  let calls = 0;
   const wb = createWriteBehind<number>({
     flushMs: 60_000,
     merge: sum,
     write: async (items) => {
-      if (failures-- > 0) throw new Error('database down');
+      if (fails(++calls)) throw new Error('database down');
       writes.push(items);
     },
+    maxPerWrite,
     logger: pino({ level: 'silent' }),
     what: 'test',
   });
@@ -22,8 +24,8 @@ function recorder(failFirst: number) {
 }
 
 describe('write-behind', () => {
-  it('merges items by key and writes them in one call per flush', async () => {
-    const { wb, writes } = recorder(0);
+  it('merges items by key and writes them once per flush', async () => {
+    const { wb, writes } = recorder(() => false);
     wb.add('a', 1);
     wb.add('a', 2);
     wb.add('b', 10);
@@ -35,7 +37,7 @@ describe('write-behind', () => {
   });
 
   it('keeps a failed batch and merges what came meanwhile into it for the next flush', async () => {
-    const { wb, writes } = recorder(1);
+    const { wb, writes } = recorder((call) => call === 1);
     wb.add('a', 1);
     await wb.flush();
     assert.deepEqual(writes, []);
@@ -43,5 +45,43 @@ describe('write-behind', () => {
     wb.add('c', 7);
     await wb.stop();
     assert.deepEqual(writes, [[6, 7]]);
+  });
+
+  it('writes at most maxPerWrite items per statement, one statement after another', async () => {
+    const { wb, writes } = recorder(() => false, 2);
+    for (const [key, n] of [
+      ['a', 1],
+      ['b', 2],
+      ['c', 3],
+      ['d', 4],
+      ['e', 5],
+    ] as const)
+      wb.add(key, n);
+    await wb.flush();
+    assert.deepEqual(writes, [[1, 2], [3, 4], [5]]);
+    await wb.stop();
+  });
+
+  it('after a failed statement keeps its items and the ones not written yet, not the ones written', async () => {
+    const { wb, writes } = recorder((call) => call === 2, 2);
+    for (const [key, n] of [
+      ['a', 1],
+      ['b', 2],
+      ['c', 3],
+      ['d', 4],
+      ['e', 5],
+    ] as const)
+      wb.add(key, n);
+    await wb.flush();
+    assert.deepEqual(writes, [[1, 2]], 'the second statement failed; the third was not tried');
+    assert.deepEqual([...wb.pending()], [3, 4, 5]);
+    wb.add('c', 30);
+    wb.add('f', 6);
+    await wb.stop();
+    assert.deepEqual(writes, [
+      [1, 2],
+      [33, 4],
+      [5, 6],
+    ]);
   });
 });

@@ -12,14 +12,24 @@ export type WriteBehind<T> = {
 };
 
 /**
- * Collects small writes in memory and writes them in one statement every `flushMs`, so that counters and
- * timestamps touched by every request cost one commit per interval instead of one per request. A failed
- * write keeps its items for the next flush (merged with newer ones) rather than losing them.
+ * A flush of ~3,250 usage rows in one statement took PostgreSQL 42–75 ms; on PGlite, whose one session runs one
+ * statement at a time, every request's query waited behind it (docs/performance.md, "2026-11-26 (tenth)").
+ */
+export const ITEMS_PER_WRITE = 200;
+
+/**
+ * Collects small writes in memory and writes them every `flushMs`, so that counters and timestamps touched by every
+ * request cost a few statements per interval instead of one per request. A flush writes at most `maxPerWrite` items
+ * per statement, one statement after another: requests' queries wait behind one short statement, not one of
+ * thousands of rows (PGlite runs one statement at a time). A failed write keeps its items and those not written yet
+ * for the next flush (merged with newer ones) rather than losing them.
  */
 export function createWriteBehind<T>(o: {
   flushMs: number;
   merge: (older: T, newer: T) => T;
   write: (items: T[]) => Promise<void>;
+  /** Items per statement (default `ITEMS_PER_WRITE`). */
+  maxPerWrite?: number;
   logger: Logger;
   /** Names the data in the log line of a failed flush. */
   what: string;
@@ -43,18 +53,21 @@ export function createWriteBehind<T>(o: {
   }
 
   async function writeBatch(): Promise<void> {
-    const batch = pending;
+    const batch = [...pending];
     pending = new Map();
-    if (batch.size === 0) return;
-    try {
-      await o.write([...batch.values()]);
-    } catch (err) {
-      // Older than anything added meanwhile, so they merge in first.
-      const newer = pending;
-      pending = batch;
-      for (const [key, item] of newer) put(key, item);
-      o.logger.warn({ err }, `${o.what} flush failed; will retry`);
-      schedule();
+    const step = o.maxPerWrite ?? ITEMS_PER_WRITE;
+    for (let at = 0; at < batch.length; at += step) {
+      try {
+        await o.write(batch.slice(at, at + step).map(([, item]) => item));
+      } catch (err) {
+        // Older than anything added meanwhile, so they merge in first.
+        const newer = pending;
+        pending = new Map(batch.slice(at));
+        for (const [key, item] of newer) put(key, item);
+        o.logger.warn({ err }, `${o.what} flush failed; will retry`);
+        schedule();
+        return;
+      }
     }
   }
 
