@@ -4,10 +4,9 @@ import type { Database } from '../db/database.ts';
 export type UsageDelta = { keyId: string; customerId: string; day: string; requests: number; errors: number };
 
 /**
- * One statement per flush: adds each (key, day) delta to its row. The rows travel as five arrays, not five
- * parameters each: PostgreSQL takes at most 65,535 parameters, which a flush of 13,108 keys would pass (it then
- * failed at every retry and the counts piled up), and a statement of thousands of parameters took the event loop
- * 6–22 ms to build (docs/performance.md).
+ * One statement: adds each (key, day) delta to its row. The rows travel as five arrays, not five parameters each:
+ * PostgreSQL takes at most 65,535 parameters (a flush of 13,108 keys in one statement failed at every retry), and a
+ * statement of thousands of parameters took the event loop 6–22 ms to build (docs/performance.md).
  */
 export async function addUsage(db: Database, deltas: UsageDelta[]): Promise<void> {
   if (deltas.length === 0) return;

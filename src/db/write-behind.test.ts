@@ -23,6 +23,11 @@ function recorder(fails: (call: number) => boolean, maxPerWrite?: number) {
   return { wb, writes };
 }
 
+/** a..e with 1..5. */
+function addFive(wb: ReturnType<typeof recorder>['wb']) {
+  for (const [i, key] of ['a', 'b', 'c', 'd', 'e'].entries()) wb.add(key, i + 1);
+}
+
 describe('write-behind', () => {
   it('merges items by key and writes them once per flush', async () => {
     const { wb, writes } = recorder(() => false);
@@ -49,14 +54,7 @@ describe('write-behind', () => {
 
   it('writes at most maxPerWrite items per statement, one statement after another', async () => {
     const { wb, writes } = recorder(() => false, 2);
-    for (const [key, n] of [
-      ['a', 1],
-      ['b', 2],
-      ['c', 3],
-      ['d', 4],
-      ['e', 5],
-    ] as const)
-      wb.add(key, n);
+    addFive(wb);
     await wb.flush();
     assert.deepEqual(writes, [[1, 2], [3, 4], [5]]);
     await wb.stop();
@@ -64,14 +62,7 @@ describe('write-behind', () => {
 
   it('after a failed statement keeps its items and the ones not written yet, not the ones written', async () => {
     const { wb, writes } = recorder((call) => call === 2, 2);
-    for (const [key, n] of [
-      ['a', 1],
-      ['b', 2],
-      ['c', 3],
-      ['d', 4],
-      ['e', 5],
-    ] as const)
-      wb.add(key, n);
+    addFive(wb);
     await wb.flush();
     assert.deepEqual(writes, [[1, 2]], 'the second statement failed; the third was not tried');
     assert.deepEqual([...wb.pending()], [3, 4, 5]);
