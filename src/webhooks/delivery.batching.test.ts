@@ -11,6 +11,12 @@ import { createDeliveryWorker, type DeliveryWorkerOptions, SLOW_ATTEMPT_MS } fro
 import { FAILURE_FOLD_MS } from './failure-streak.ts';
 
 const SERVER_SECRET = 'batching-test-secret-0123456789abcdef';
+
+/** Polls until `done` (the worker runs on real timers), for at most 10 s; the assertions after it decide. */
+async function waitFor(done: () => boolean): Promise<void> {
+  for (const deadline = Date.now() + 10_000; !done() && Date.now() < deadline; )
+    await new Promise((r) => setTimeout(r, 5));
+}
 const LEASE_MS = 5_000;
 
 /** A sender that answers by the target's path (`/500`, `/503`; anything else 200) and records each POST. */
@@ -198,8 +204,7 @@ describe('finished attempts are recorded in batches', () => {
     // Nothing is written until stop(): every answer stays unrecorded.
     const w = worker({ sender });
     w.start();
-    for (const deadline = Date.now() + 10_000; sender.sent.length < 40 && Date.now() < deadline; )
-      await new Promise((r) => setTimeout(r, 5));
+    await waitFor(() => sender.sent.length >= 40);
     // Claims that were still out have come back by now; with 40 answers unrecorded none may start.
     await new Promise((r) => setTimeout(r, 100));
     assert.equal(sender.sent.length, 40, 'twice the concurrency sent, then claims wait for the writes');
@@ -221,10 +226,6 @@ describe('finished attempts are recorded in batches', () => {
             ),
           )
         : sender.send(url, headers, body);
-    const waitFor = async (done: () => boolean) => {
-      for (const deadline = Date.now() + 10_000; !done() && Date.now() < deadline; )
-        await new Promise((r) => setTimeout(r, 5));
-    };
     // A receiver that never answers takes its share (5 of the 20 slots), and the attempts turn slow.
     await withDeliveries('hang', 5);
     const w = worker({ sender: { ...sender, send } });
