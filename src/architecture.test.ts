@@ -22,6 +22,7 @@ const FLOORS: Record<string, number> = {
   'signer.ts': 0,
   'phone.ts': 0,
   'server-secret.ts': 0,
+  'shutdown.ts': 0,
   http: 1,
   'storage.ts': 1,
   events: 1,

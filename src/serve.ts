@@ -8,6 +8,7 @@ import { startVoiceBackground } from './lifecycle/background.ts';
 import { createLogger } from './logger.ts';
 import { openRuntime } from './runtime.ts';
 import { startServer } from './server.ts';
+import { shutDown } from './shutdown.ts';
 import type { Storage } from './storage.ts';
 import { startReconciliation } from './upstream/elevenlabs-reconcile.ts';
 import { createConfiguredWorker, registerOutboxGauges } from './worker.ts';
@@ -83,15 +84,17 @@ export async function serve(config: Config, opening: Promise<Storage>): Promise<
     if (stopping) return;
     stopping = true;
     logger.info({ signal }, 'shutting down');
-    const timer = setTimeout(() => process.exit(1), 10_000);
-    timer.unref();
-    await control?.close();
-    await server.close();
-    await voice.stop();
-    await reconciliation?.stop();
-    await delivery?.close();
-    await runtime.close();
-    process.exit(0);
+    await shutDown(
+      [
+        { name: 'operator socket', run: () => control?.close() },
+        { name: 'HTTP server, then its usage counts and last-used times', run: () => server.close() },
+        { name: 'call driver', run: () => voice.stop() },
+        { name: 'ElevenLabs reconciliation', run: () => reconciliation?.stop() },
+        { name: 'webhook worker', run: () => delivery?.close() },
+        { name: 'storage', run: () => runtime.close() },
+      ],
+      { logger, graceMs: 10_000, exit: (code) => process.exit(code) },
+    );
   };
   process.on('SIGTERM', () => void stop('SIGTERM'));
   process.on('SIGINT', () => void stop('SIGINT'));

@@ -13,15 +13,22 @@ const CALLER_NAMES = ['Maria Garcia', 'James Smith', 'Wei Chen', 'Aisha Khan', '
 
 /**
  * One step of the world: the simulator's transitions due by `now` become our call records, then
- * every due post-processing runs. Tests call it after moving a ManualClock; the driver every second.
+ * every due post-processing runs. Tests call it after moving a ManualClock; the driver every second. A backlog
+ * makes a step long, so once `signal` is aborted (the server is stopping) it ends at the next call or batch and
+ * leaves the rest due.
  */
 export async function runProviderTick(
   parts: VoiceParts,
   now: Date,
+  signal?: AbortSignal,
 ): Promise<{ events: number; finished: number }> {
-  const events = await parts.simulator.runDue(now, (event) => parts.lifecycle.applyProviderEvent(event));
+  const events = await parts.simulator.runDue(
+    now,
+    (event) => parts.lifecycle.applyProviderEvent(event),
+    signal,
+  );
   let finished = 0;
-  for (;;) {
+  while (!signal?.aborted) {
     const n = await parts.lifecycle.processDue(PROCESS_BATCH);
     finished += n;
     if (n < PROCESS_BATCH) break;
@@ -76,10 +83,11 @@ export function startProviderDriver(o: {
   let credit = 0;
   const reconcileDue = o.reconcileEverySeconds ? reconcileSchedule(o.reconcileEverySeconds) : () => false;
   let running: Promise<void> | null = null;
+  const stopping = new AbortController();
   const reconcile = async () => {
     if (!reconcileDue(o.clock.now())) return;
     try {
-      const report = await o.parts.lifecycle.reconcile();
+      const report = await o.parts.lifecycle.reconcile(stopping.signal);
       if (report.applied + report.lost + report.retryLater > 0) o.logger.info(report, 'calls reconciled');
     } catch (err) {
       o.logger.error({ err }, 'reconcile failed');
@@ -90,7 +98,7 @@ export function startProviderDriver(o: {
     try {
       credit += ((o.inboundPerMinute ?? 0) * intervalMs) / 60_000;
       for (; credit >= 1; credit -= 1) await ringRandomAssistant(o.db, o.parts.simulator);
-      await runProviderTick(o.parts, o.clock.now());
+      await runProviderTick(o.parts, o.clock.now(), stopping.signal);
     } catch (err) {
       o.logger.error({ err }, 'provider tick failed');
     }
@@ -105,6 +113,7 @@ export function startProviderDriver(o: {
   return {
     async stop() {
       clearInterval(timer);
+      stopping.abort();
       await running;
     },
   };

@@ -20,7 +20,7 @@ export function createLifecycleService(deps: {
     /** Finishes every ended call whose post-processing is due; returns how many were finished. */
     processDue: (limit?: number): Promise<number> => processDue(deps, limit),
     /** Catches every call that has not ended up with its provider (at start, then periodically). */
-    reconcile: (): Promise<ReconcileReport> => reconcileOpenCalls(deps),
+    reconcile: (signal?: AbortSignal): Promise<ReconcileReport> => reconcileOpenCalls(deps, signal),
   };
 }
 

@@ -144,6 +144,17 @@ describe('reconciliation with the provider (calls that have not ended)', () => {
     assert.deepEqual(await eventTypes(ids[0] ?? ''), ['call.completed', 'call.insight.received']);
     assert.deepEqual(await eventTypes(ids[1] ?? ''), ['call.completed']);
   });
+
+  it('ends a round at once when the server is stopping; the next round catches the call up', async () => {
+    const id = await place();
+    t.clock.advance(3600_000);
+    const stopping = new AbortController();
+    stopping.abort();
+    assert.equal((await t.services.lifecycle.reconcile(stopping.signal)).checked, 0);
+    assert.equal(await status(id), 'queued');
+    await reconcile();
+    assert.equal(await status(id), 'completed');
+  });
 });
 
 describe('the reconcile schedule of the driver', () => {

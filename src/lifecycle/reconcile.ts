@@ -33,8 +33,12 @@ export type ReconcileReport = { checked: number; applied: number; lost: number; 
  * ignored by the state machine, each under the call's row lock. Several instances may run it at once: the
  * worst they do is ask twice. A call the provider no longer knows, or one never placed, ends `failed` and is
  * post-processed like any ended call (`call.completed`); a provider error leaves the call for the next round.
+ * Once `signal` is aborted (the server is stopping) the round ends after the call in hand.
  */
-export async function reconcileOpenCalls(deps: ReconcileDeps): Promise<ReconcileReport> {
+export async function reconcileOpenCalls(
+  deps: ReconcileDeps,
+  signal?: AbortSignal,
+): Promise<ReconcileReport> {
   const report: ReconcileReport = { checked: 0, applied: 0, lost: 0, retryLater: 0 };
   const unplacedBefore = new Date(deps.clock.now().getTime() - UNPLACED_AFTER_SECONDS * 1000);
   const end = async (callId: string, reason: string) => {
@@ -44,6 +48,7 @@ export async function reconcileOpenCalls(deps: ReconcileDeps): Promise<Reconcile
   for (;;) {
     const page = await openCalls(deps.db, { after, limit: BATCH });
     for (const call of page) {
+      if (signal?.aborted) return report;
       report.checked += 1;
       if (!call.provider_call_id) {
         if (call.created_at < unplacedBefore) await end(call.call_id, PLACEMENT_LOST);

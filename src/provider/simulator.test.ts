@@ -185,6 +185,28 @@ describe('simulator provider', () => {
     assert.equal((await next.placeCall(req)).ok && (await next.placementCount()), 1, 'dedupe survives too');
   });
 
+  it('stops after the call in hand once its signal is aborted; the calls not begun stay due', async () => {
+    const { clock, sim } = await setup();
+    for (let i = 0; i < 3; i++) await placed(sim, request('+14155550199'));
+    clock.advance(3600_000);
+    const stopping = new AbortController();
+    const first: ProviderEvent[] = [];
+    const delivered = await sim.runDue(
+      clock.now(),
+      async (e) => {
+        first.push(e);
+        stopping.abort();
+      },
+      stopping.signal,
+    );
+    assert.equal(delivered, 3, "the first call's three steps, then no other call");
+    assert.equal(new Set(first.map((e) => e.providerCallId)).size, 1);
+    const rest: ProviderEvent[] = [];
+    assert.equal(await sim.runDue(clock.now(), async (e) => void rest.push(e)), 6);
+    const seen = [...first, ...rest].map((e) => `${e.providerCallId} ${e.type}`);
+    assert.equal(new Set(seen).size, 9, 'every step once, none lost');
+  });
+
   it('lets instances of one deployment drive its calls side by side: each step delivered once', async () => {
     const { clock, sim, events, collect, restart } = await setup();
     const other = restart();

@@ -54,7 +54,11 @@ export function createSimulator(
     return null;
   }
 
-  async function drain(now: Date, deliver: (event: ProviderEvent) => Promise<unknown>): Promise<number> {
+  async function drain(
+    now: Date,
+    deliver: (event: ProviderEvent) => Promise<unknown>,
+    signal: AbortSignal | undefined,
+  ): Promise<number> {
     if (now.getTime() - purgedAt >= PURGE_EVERY_MS) {
       await store.purge(now);
       purgedAt = now.getTime();
@@ -63,6 +67,11 @@ export function createSimulator(
     for (;;) {
       const calls = await store.claimDue(now, CLAIM_BATCH, LEASE_MS);
       for (const [index, call] of calls.entries()) {
+        // Stopping: the calls not yet begun go back as they were, due for the next run (here or elsewhere).
+        if (signal?.aborted) {
+          for (const rest of calls.slice(index)) await store.release(rest, rest.nextStep);
+          return delivered;
+        }
         let next = call.nextStep;
         try {
           // At least once and in order: a step counts as delivered only once the receiver has taken it.
@@ -111,9 +120,16 @@ export function createSimulator(
       const { call, steps } = inboundSimCall(input);
       return (await store.start(call, steps)).providerCallId;
     },
-    /** Delivers every step due by `now` to `deliver`, each call's in order. */
-    runDue(now: Date, deliver: (event: ProviderEvent) => Promise<unknown>): Promise<number> {
-      const run = chain.then(() => drain(now, deliver));
+    /**
+     * Delivers every step due by `now` to `deliver`, each call's in order. Once `signal` is aborted it finishes
+     * the call in hand and returns; the rest stay due.
+     */
+    runDue(
+      now: Date,
+      deliver: (event: ProviderEvent) => Promise<unknown>,
+      signal?: AbortSignal,
+    ): Promise<number> {
+      const run = chain.then(() => drain(now, deliver, signal));
       chain = run.catch(() => {});
       return run;
     },
