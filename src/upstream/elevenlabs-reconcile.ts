@@ -26,15 +26,18 @@ export type ReconcileDeps = {
  * Inbound calls we missed: every linked agent's conversations started in the look-back window
  * (`GET /v1/convai/conversations?agent_id=…&call_start_after_unix=…`, every cursor page); each one we do not know
  * is read (`GET /v1/convai/conversations/{id}`) and its events applied, which creates an inbound call (an outbound
- * conversation of a call we do not have stays unknown). Returns how many conversations were new to us.
+ * conversation of a call we do not have stays unknown). Returns how many conversations were new to us. Once
+ * `signal` is aborted (the server is stopping) it ends after the request in hand; the next pass finds the rest.
  */
-export async function reconcileMissedCalls(deps: ReconcileDeps): Promise<number> {
+export async function reconcileMissedCalls(deps: ReconcileDeps, signal?: AbortSignal): Promise<number> {
   const after = Math.floor(deps.clock.now().getTime() / 1000) - RECONCILE_LOOKBACK_SECONDS;
   let found = 0;
   for (const agentId of await linkedAgentIds(deps.db)) {
+    if (signal?.aborted) return found;
     const listed = await deps.provider.conversationsSince(agentId, after);
     if (!listed.ok) continue;
     for (const id of listed.value) {
+      if (signal?.aborted) return found;
       if (await callIdForProviderCall(deps.db, id)) continue;
       const events = await deps.provider.callEvents(id);
       if (!events.ok) continue;
@@ -48,12 +51,17 @@ export async function reconcileMissedCalls(deps: ReconcileDeps): Promise<number>
 /**
  * Placements that timed out stay queued without a provider handle: look each up by our call id (its `user_id`
  * upstream); one ElevenLabs did start gets its handle and its events. One it never started is left to the
- * lifecycle's reconciliation, which ends it (`placement_lost`). Returns how many were found.
+ * lifecycle's reconciliation, which ends it (`placement_lost`). Returns how many were found. Once `signal` is
+ * aborted it ends after the placement in hand.
  */
-export async function resolveUnconfirmedPlacements(deps: ReconcileDeps): Promise<number> {
+export async function resolveUnconfirmedPlacements(
+  deps: ReconcileDeps,
+  signal?: AbortSignal,
+): Promise<number> {
   const before = new Date(deps.clock.now().getTime() - UNCONFIRMED_AFTER_SECONDS * 1000);
   let found = 0;
   for (const row of await unconfirmedPlacements(deps.db, before, UNCONFIRMED_BATCH)) {
+    if (signal?.aborted) return found;
     const placed = await deps.provider.findPlacement(row.agent_id, row.call_id);
     if (!placed.ok || !placed.value) continue;
     const conversationId = placed.value;
@@ -74,10 +82,11 @@ export async function resolveUnconfirmedPlacements(deps: ReconcileDeps): Promise
 /** Both passes every minute in the server process (beside the provider driver); never overlapping. */
 export function startReconciliation(deps: ReconcileDeps, onError: (err: unknown) => void) {
   let running: Promise<unknown> | null = null;
+  const stopping = new AbortController();
   const timer = setInterval(() => {
     if (running) return;
-    running = resolveUnconfirmedPlacements(deps)
-      .then(() => reconcileMissedCalls(deps))
+    running = resolveUnconfirmedPlacements(deps, stopping.signal)
+      .then(() => reconcileMissedCalls(deps, stopping.signal))
       .catch(onError)
       .finally(() => {
         running = null;
@@ -87,6 +96,7 @@ export function startReconciliation(deps: ReconcileDeps, onError: (err: unknown)
   return {
     async stop() {
       clearInterval(timer);
+      stopping.abort();
       await running;
     },
   };

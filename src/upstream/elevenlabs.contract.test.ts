@@ -43,6 +43,9 @@ describe('PROVIDER=elevenlabs against a local fake of the Agents API (through th
   let agentSeq = 0;
 
   before(async () => {
+    // The adapter loads the SDK on its first request (about 2 s on a slow machine), which would fall inside the
+    // 400 ms timeout below when this file runs alone; the whole suite loads it earlier.
+    await import('@elevenlabs/elevenlabs-js');
     fake = await startFakeElevenLabs({ apiKey: API_KEY });
     t = await startTestApp({
       serverSecret: SERVER_SECRET,
@@ -297,6 +300,25 @@ describe('PROVIDER=elevenlabs against a local fake of the Agents API (through th
     assert.equal(created?.status, 'completed');
     await t.services.lifecycle.processDue();
     assert.equal((await delivered(created?.id ?? ''))['call.completed']?.direction, 'incoming');
+  });
+
+  it('a pass stopped by the server asks ElevenLabs nothing more; the next pass finds the call', async () => {
+    const c = await linkedCaller();
+    const conv = await finishedInbound(c.agentId);
+    const deps = {
+      db: t.db,
+      provider: elevenlabs().provider,
+      lifecycle: t.services.lifecycle,
+      clock: t.clock,
+    };
+    const stopping = new AbortController();
+    stopping.abort();
+    const asked = fake.requests.length;
+    assert.equal(await reconcileMissedCalls(deps, stopping.signal), 0);
+    assert.equal(await resolveUnconfirmedPlacements(deps, stopping.signal), 0);
+    assert.equal(fake.requests.length, asked);
+    assert.equal(await inboundCallFor(conv.conversation_id), undefined);
+    assert.equal(await reconcileMissedCalls(deps), 1);
   });
 
   it('reads every cursor page of the conversation list', async () => {
