@@ -73,6 +73,13 @@ describe('PROVIDER=elevenlabs against a local fake of the Agents API (through th
     if (!e) throw new Error('PROVIDER=elevenlabs expected');
     return e;
   };
+  /** What the ElevenLabs reconciliation passes run with, as the server gives it. */
+  const reconcileDeps = () => ({
+    db: t.db,
+    provider: elevenlabs().provider,
+    lifecycle: t.services.lifecycle,
+    clock: t.clock,
+  });
 
   /** A caller whose assistant is linked to a fresh agent, subscribed to every call event. */
   async function linkedCaller(
@@ -284,12 +291,7 @@ describe('PROVIDER=elevenlabs against a local fake of the Agents API (through th
   it('inbound, discovered only by polling: the listing finds it, once', async () => {
     const c = await linkedCaller();
     const conv = await finishedInbound(c.agentId);
-    const deps = {
-      db: t.db,
-      provider: elevenlabs().provider,
-      lifecycle: t.services.lifecycle,
-      clock: t.clock,
-    };
+    const deps = reconcileDeps();
     assert.equal(await reconcileMissedCalls(deps), 1);
     assert.equal(await reconcileMissedCalls(deps), 0, 'a second pass finds nothing new');
     const listing = fake.requests.find((r) =>
@@ -305,12 +307,7 @@ describe('PROVIDER=elevenlabs against a local fake of the Agents API (through th
   it('a pass stopped by the server asks ElevenLabs nothing more; the next pass finds the call', async () => {
     const c = await linkedCaller();
     const conv = await finishedInbound(c.agentId);
-    const deps = {
-      db: t.db,
-      provider: elevenlabs().provider,
-      lifecycle: t.services.lifecycle,
-      clock: t.clock,
-    };
+    const deps = reconcileDeps();
     const stopping = new AbortController();
     stopping.abort();
     const asked = fake.requests.length;
@@ -462,12 +459,7 @@ describe('PROVIDER=elevenlabs against a local fake of the Agents API (through th
       assert.equal(retry.headers['idempotent-replayed'], 'true');
       assert.equal(placements().length, 1, 'the retry is a replay, not a second placement');
 
-      const deps = {
-        db: t.db,
-        provider: elevenlabs().provider,
-        lifecycle: t.services.lifecycle,
-        clock: t.clock,
-      };
+      const deps = reconcileDeps();
       assert.equal(await resolveUnconfirmedPlacements(deps), 0, 'not before its own request is surely over');
       t.clock.advance((UNCONFIRMED_AFTER_SECONDS + 1) * 1000);
       fake.progress(conversationOf(id).conversation_id, 'answer');
@@ -484,12 +476,7 @@ describe('PROVIDER=elevenlabs against a local fake of the Agents API (through th
       fake.fault('none');
       assert.equal(res.status, 201, res.text);
       const id: string = res.body.id;
-      const deps = {
-        db: t.db,
-        provider: elevenlabs().provider,
-        lifecycle: t.services.lifecycle,
-        clock: t.clock,
-      };
+      const deps = reconcileDeps();
       t.clock.advance((UNCONFIRMED_AFTER_SECONDS + 1) * 1000);
       assert.equal(await resolveUnconfirmedPlacements(deps), 0, 'ElevenLabs has no conversation for it');
       t.clock.advance(600_000);
