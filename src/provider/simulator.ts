@@ -64,7 +64,7 @@ export function createSimulator(
       purgedAt = now.getTime();
     }
     let delivered = 0;
-    for (;;) {
+    while (!signal?.aborted) {
       const calls = await store.claimDue(now, CLAIM_BATCH, LEASE_MS);
       for (const [index, call] of calls.entries()) {
         // Stopping: the calls not yet begun go back as they were, due for the next run (here or elsewhere).
@@ -89,6 +89,7 @@ export function createSimulator(
       }
       if (calls.length < CLAIM_BATCH) return delivered;
     }
+    return delivered;
   }
 
   const provider: VoiceProvider = {
