@@ -33,7 +33,8 @@ const keyDay = (d: { keyId: string; day: string }) => `${d.keyId}|${d.day}`;
 
 /**
  * Counts API requests per key per UTC day without writing on the request path: `record` only adds to
- * an in-memory map; `flush` (every few seconds, and when the app closes) upserts the sums in one statement.
+ * an in-memory map; `flush` (every few seconds, and when the app closes) upserts the sums, at most
+ * `ITEMS_PER_WRITE` rows per statement.
  */
 export function createUsageService(deps: { db: Database; clock: Clock; logger: Logger; flushMs?: number }) {
   const { db, clock } = deps;
