@@ -57,9 +57,10 @@ export async function openRuntime(
     const serverSecret = loadServerSecret(config.serverSecret, config.dataDir);
     const hasher = createKeyHasher(serverSecret);
     const secretBox = createSecretBox(serverSecret);
-    // ioredis is loaded only when configured (about 70 ms of every start otherwise).
+    // ioredis is loaded only when configured (about 70 ms of every start otherwise); through `default`, as
+    // src/http/tls.ts says why.
     const redis = config.redisUrl
-      ? new (await import('ioredis')).Redis(config.redisUrl, REDIS_CLIENT_OPTIONS)
+      ? new (await import('ioredis')).default.Redis(config.redisUrl, REDIS_CLIENT_OPTIONS)
       : null;
     // Errors surface on each command (and the limiter falls back); the event only needs a listener.
     redis?.on('error', () => {});

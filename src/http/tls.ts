@@ -13,8 +13,10 @@ export type TlsMaterial = { key: string; cert: string; selfSigned: boolean };
 export async function makeSelfSignedCertificate(): Promise<{ key: string; cert: string }> {
   const notAfterDate = new Date(Date.now() + 365 * 24 * 3600 * 1000);
   // Loaded here: it and its ASN.1 libraries took about 100 ms of every start, and only a first start needs it.
-  const { generate } = await import('selfsigned');
-  const pems = await generate([{ name: 'commonName', value: 'localhost' }], {
+  // A CommonJS package loaded with import() is read through `default` (its module.exports): the bundle (dist/,
+  // scripts/build.ts) gives such a module no named exports.
+  const { default: selfsigned } = await import('selfsigned');
+  const pems = await selfsigned.generate([{ name: 'commonName', value: 'localhost' }], {
     keyType: 'ec',
     curve: 'P-256',
     algorithm: 'sha256',
