@@ -3,9 +3,13 @@
 // 1. The empty PGlite cluster new data folders are loaded from (src/db/pglite-template.ts): skips initdb, in the
 //    tests too.
 // 2. The same cluster migrated (src/db/schema-template.ts): a first start finds its migrations applied.
-// 3. Node's compile cache for the server's modules (src/main.ts enables it at every start).
+// 3. The server's bundle in dist/ (scripts/build.ts), which `npm start` runs, and the migrated cluster as the
+//    bundle names it (the name hashes the migrations' code, which the bundle prints differently).
+// 4. Node's compile cache for the server's modules, from source and from dist/ (src/main.ts enables it at every
+//    start).
 import fs from 'node:fs';
 import module from 'node:module';
+import path from 'node:path';
 
 const say = (line: string) => process.stdout.write(`${line}\n`);
 
@@ -28,12 +32,31 @@ try {
   say(`Skipped the embedded database template: ${(error as Error).message}`);
 }
 
+let built = false;
 try {
-  // Loading the modules compiles them into the folder src/main.ts uses.
+  const { build, DIST } = await import('./build.ts');
+  await build();
+  const { saveSchemaTemplate, SCHEMA_TEMPLATE_FILE } = await import(path.join(DIST, 'schema-template.js'));
+  if (!fs.existsSync(SCHEMA_TEMPLATE_FILE)) await saveSchemaTemplate();
+  built = true;
+  say(`Built ${DIST} (what npm start runs)`);
+} catch (error) {
+  say(`Skipped building dist/ (npm start builds it): ${(error as Error).message}`);
+}
+
+try {
+  // Loading the modules compiles them into the folder src/main.ts uses. dist/main.js would run the CLI: its
+  // other files are the modules it loads.
   const { COMPILE_CACHE_DIR } = await import('../src/compile-cache.ts');
   module.enableCompileCache(COMPILE_CACHE_DIR);
   await import('../src/serve.ts');
   await import('../src/cli/program.ts');
+  if (built) {
+    const { DIST } = await import('./build.ts');
+    for (const f of fs.readdirSync(DIST)) {
+      if (f.endsWith('.js') && f !== 'main.js' && f !== 'pglite-worker.js') await import(path.join(DIST, f));
+    }
+  }
   module.flushCompileCache();
 } catch (error) {
   say(`Skipped warming the compile cache: ${(error as Error).message}`);

@@ -1,15 +1,28 @@
 import assert from 'node:assert/strict';
-import { spawn } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { describe, it } from 'node:test';
 import { Agent, request } from 'undici';
 
+/** `npm start` as package.json says: `prestart` (the bundle, rebuilt when the sources changed), then its command. */
+function npmStartCommand(): string[] {
+  const { scripts } = JSON.parse(fs.readFileSync('package.json', 'utf8')) as {
+    scripts: Record<string, string>;
+  };
+  for (const script of [scripts.prestart, scripts.start]) assert.match(script ?? '', /^node /);
+  const prestart = spawnSync(process.execPath, (scripts.prestart ?? '').split(' ').slice(1), {
+    encoding: 'utf8',
+  });
+  assert.equal(prestart.status, 0, prestart.stderr);
+  return (scripts.start ?? '').split(' ').slice(1);
+}
+
 describe('npm start (serve) on the embedded default', () => {
   it('prints the URL and a working demo key, serves HTTPS, and shuts down cleanly on SIGTERM', async () => {
     const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'vca-serve-'));
-    const child = spawn(process.execPath, ['src/main.ts', 'serve'], {
+    const child = spawn(process.execPath, npmStartCommand(), {
       env: { ...process.env, DATA_DIR: dir, PORT: '0', DATABASE_URL: '', REDIS_URL: '', LOG_LEVEL: 'silent' },
       stdio: ['ignore', 'ignore', 'pipe'],
     });
@@ -41,6 +54,10 @@ describe('npm start (serve) on the embedded default', () => {
       });
       assert.equal(calls.statusCode, 200, 'the demo key reads the demo calls');
       await calls.body.dump();
+      // The bundle (dist/) carries the dashboard's static files beside the module that reads them.
+      const css = await request(`${url}/dashboard/static/dashboard.css`, { dispatcher: agent });
+      assert.equal(css.statusCode, 200);
+      assert.equal(await css.body.text(), fs.readFileSync('src/dashboard/static/dashboard.css', 'utf8'));
       await agent.close();
       assert.ok(fs.existsSync(path.join(dir, 'service.lock')));
       child.kill('SIGTERM');

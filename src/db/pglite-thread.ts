@@ -26,6 +26,12 @@ export type PgliteThread = {
   close(): Promise<void>;
 };
 
+/** The thread's entry: beside this module, from source or from the bundle (`dist/`, scripts/build.ts). */
+const WORKER_FILE = new URL(
+  import.meta.url.endsWith('.ts') ? './pglite-worker.ts' : './pglite-worker.js',
+  import.meta.url,
+);
+
 /**
  * Starts PGlite on a worker thread (`pglite-worker.ts`) and resolves once it is open. Why a thread: in the API
  * process's own thread, every query's WebAssembly and protocol work ran between TLS and JSON on one core; on its
@@ -35,7 +41,7 @@ export async function startPgliteThread(
   options: Omit<PgliteWorkerOptions, 'compileCacheDir' | 'wasm'>,
 ): Promise<PgliteThread> {
   const shared = compiled ? await compiled : undefined;
-  const worker = new Worker(new URL('./pglite-worker.ts', import.meta.url), {
+  const worker = new Worker(WORKER_FILE, {
     workerData: {
       ...options,
       compileCacheDir: module.getCompileCacheDir(),
