@@ -6,6 +6,7 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import { ensureBuilt } from '../scripts/build.ts';
 import { adminQuery, benchTls, makeBackend } from './lib/backend.ts';
 import type { Ctx } from './lib/context.ts';
 import { ensureDataset, forgetOutboundCalls } from './lib/dataset.ts';
@@ -169,6 +170,7 @@ async function main() {
     throw new Error('wrk is not installed (apt-get install wrk), or use --tool autocannon');
   if (!opts.tool && tool === 'autocannon') log('wrk not found: using autocannon (figures say so)');
   const report = newReport(opts.sizes, tool);
+  await ensureBuilt();
   const tls = await benchTls();
   log(
     `${opts.sizes.label} run: scenarios ${[...opts.scenarios].join(', ')} on ${opts.backends.join(' and ')}, load tool ${tool}`,

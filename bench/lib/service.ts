@@ -17,25 +17,28 @@ export type RunningService = {
   child: ChildProcess;
 };
 
-/** The Node flags of `npm start` (package.json), so the bench runs the service exactly as operators do. */
-function startScriptFlags(): string[] {
+/** `npm start`'s Node flags and entry (package.json), so the bench runs the service exactly as operators do. */
+function startScript(): { flags: string[]; entry: string } {
   const pkg = JSON.parse(fs.readFileSync(path.join(REPO_ROOT, 'package.json'), 'utf8')) as {
     scripts: { start: string };
   };
   const words = pkg.scripts.start.split(/\s+/);
-  return words.slice(1, words.indexOf('src/main.ts'));
+  const at = words.findIndex((w) => /\.[jt]s$/.test(w));
+  return { flags: words.slice(1, at), entry: path.join(REPO_ROOT, words[at] ?? '') };
 }
 
 /**
- * Starts the real service (`node src/main.ts serve`, with `npm start`'s Node flags) as a child process on a
- * free loopback port, as an operator would, with the backend's environment. `nodeArgs` adds e.g. `--cpu-prof`.
+ * Starts the real service as `npm start` does (dist/main.js, which bench/run.ts builds first, with its Node
+ * flags) as a child process on a free loopback port, with the backend's environment. `nodeArgs` adds e.g.
+ * `--cpu-prof`; `fromSource` runs src/main.ts instead, for a profile whose frames name their packages.
  */
 export function startService(
   backend: Backend,
-  opts: { env?: Record<string, string>; redis?: boolean; nodeArgs?: string[] } = {},
+  opts: { env?: Record<string, string>; redis?: boolean; nodeArgs?: string[]; fromSource?: boolean } = {},
 ): Promise<RunningService> {
+  const { flags, entry } = startScript();
   return startListening(
-    [...startScriptFlags(), ...(opts.nodeArgs ?? []), MAIN_TS, 'serve'],
+    [...flags, ...(opts.nodeArgs ?? []), opts.fromSource ? MAIN_TS : entry, 'serve'],
     backend.env(opts.env, { redis: opts.redis ?? true }),
   );
 }

@@ -10,7 +10,7 @@ import { findProfile, type ProfileSummary, summarizeProfile } from '../lib/profi
 import { startService } from '../lib/service.ts';
 
 /**
- * The CPU profile of scenario 1: the service under `node --cpu-prof` with the same load, stopped with
+ * The CPU profile of scenario 1: the service (from source) under `node --cpu-prof` with the same load, stopped with
  * SIGTERM (the profile is written at exit). Kept as bench/results/s1-<backend>.cpuprofile (open it in
  * Chrome DevTools or speedscope) and summarized by self time.
  */
@@ -20,6 +20,8 @@ export async function profileListCalls(ctx: Ctx): Promise<ProfileSummary | null>
     await resetLimiterWindows(ctx);
     const svc = await startService(ctx.backend, {
       nodeArgs: ['--cpu-prof', `--cpu-prof-dir=${dir}`, '--cpu-prof-name=service.cpuprofile'],
+      // In the bundle every frame is in dist/: from source, the summary can group them by package.
+      fromSource: true,
     });
     const spec = {
       url: svc.url,

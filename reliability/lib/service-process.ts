@@ -2,6 +2,7 @@ import { type ChildProcess, spawn } from 'node:child_process';
 import { createWriteStream, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
+import { ensureBuilt, START_ENTRY } from '../../scripts/build.ts';
 import { testCertificate } from '../../src/testing/test-app.ts';
 import { logFile } from './collector.ts';
 
@@ -68,7 +69,7 @@ for (const signal of ['SIGTERM', 'SIGINT'] as const) {
 }
 
 /**
- * Starts `node src/main.ts serve|worker` as a real process, logs to a file of the run, and waits until it
+ * Starts `node dist/main.js serve|worker` (what `npm start` runs, built first if the sources changed) as a real process, logs to a file of the run, and waits until it
  * listens (serve: its banner names the URL) or has started its loop (worker: its log line).
  */
 export async function startService(options: ServiceOptions): Promise<ServiceProcess> {
@@ -88,7 +89,8 @@ export async function startService(options: ServiceOptions): Promise<ServiceProc
     WEBHOOK_ALLOW_PRIVATE_TARGETS: 'true',
     ...options.env,
   };
-  const child: ChildProcess = spawn(process.execPath, ['src/main.ts', options.command], {
+  await ensureBuilt();
+  const child: ChildProcess = spawn(process.execPath, [START_ENTRY, options.command], {
     cwd: REPO,
     env,
     stdio: ['ignore', 'pipe', 'pipe'],
