@@ -1,9 +1,10 @@
 import assert from 'node:assert/strict';
+import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { describe, it } from 'node:test';
-import { isStale, sourcesHash } from './build.ts';
+import { build, isStale, sourcesHash } from './build.ts';
 
 /** A tree shaped like the project's (what `npm start`'s rebuild check reads) and a stamp as a build leaves. */
 function tree(): { root: string; write(file: string, text: string): void; stamp(): void } {
@@ -45,4 +46,36 @@ describe('npm start rebuilds dist/ when its sources changed (prestart: build.ts 
       assert.equal(isStale(t.root), stale);
     });
   }
+});
+
+describe('a rebuild under a running server (build.ts)', () => {
+  it("keeps the previous build's chunks, which that server may still load, until the next build", async () => {
+    const t = tree();
+    t.write('src/main.ts', "const { value } = await import('./later.ts');\nconsole.log(value);\n");
+    t.write('src/db/pglite-worker.ts', 'export {};\n');
+    t.write('src/db/schema-template.ts', 'export {};\n');
+    const chunks = () => fs.readdirSync(path.join(t.root, 'dist')).filter((f) => /^later-.*\.js$/.test(f));
+    const run = () =>
+      spawnSync(process.execPath, [path.join(t.root, 'dist', 'main.js')], { encoding: 'utf8' });
+
+    t.write('src/later.ts', "export const value = 'first';\n");
+    await build(t.root);
+    const [first] = chunks();
+    assert.ok(first);
+    assert.equal(isStale(t.root), false);
+    assert.equal(run().stdout, 'first\n');
+    assert.ok(fs.existsSync(path.join(t.root, 'dist', 'static', 'dashboard.css')));
+
+    t.write('src/later.ts', "export const value = 'second';\n");
+    await build(t.root);
+    assert.equal(run().stdout, 'second\n');
+    const second = chunks().find((c) => c !== first);
+    assert.deepEqual(chunks().sort(), [first, second].sort(), "the first build's chunk is still there");
+
+    t.write('src/later.ts', "export const value = 'third';\n");
+    await build(t.root);
+    assert.equal(run().stdout, 'third\n');
+    assert.equal(chunks().includes(first), false, 'two builds on, it goes');
+    assert.equal(chunks().includes(second ?? ''), true);
+  });
 });

@@ -3,7 +3,8 @@
 //
 // Why a bundle: from source, a start spends most of its time in Node's module loader (about 1,400 files,
 // 1,200 of them in node_modules; docs/performance.md, "What the start spends"). A few files instead cut
-// "listening" by a quarter to a half, and the process holds about 45 MB less (no TypeScript stripper). The tests, the CLI (`npm run cli`) and the benches' floors run from source.
+// "listening" by a quarter to a half, and the process holds about 45 MB less (no TypeScript stripper). The
+// tests, the CLI (`npm run cli`) and the benches' floors run from source.
 import { createHash } from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
@@ -12,6 +13,8 @@ import { pathToFileURL } from 'node:url';
 const ROOT = path.resolve(import.meta.dirname, '..');
 export const DIST = path.join(ROOT, 'dist');
 const STAMP_FILE = 'sources.sha256';
+/** The files of the build in dist/, so that the next build knows which to keep. */
+const FILE_LIST = 'files.json';
 /** What `npm start` runs. */
 export const START_ENTRY = path.join(DIST, 'main.js');
 
@@ -55,13 +58,15 @@ export function isStale(root = ROOT): boolean {
   }
 }
 
-export async function build(): Promise<void> {
-  const hash = sourcesHash();
+/** Builds `root`'s src/ into its dist/. */
+export async function build(root = ROOT): Promise<void> {
+  const dist = path.join(root, 'dist');
+  const hash = sourcesHash(root);
   const esbuild = await import('esbuild');
-  const partial = `${DIST}.${process.pid}.partial`;
+  const partial = `${dist}.${process.pid}.partial`;
   fs.rmSync(partial, { recursive: true, force: true });
   await esbuild.build({
-    absWorkingDir: ROOT,
+    absWorkingDir: root,
     entryPoints: ENTRIES,
     outdir: partial,
     bundle: true,
@@ -79,13 +84,39 @@ export async function build(): Promise<void> {
     },
   });
   // The dashboard reads its static files from beside its module (src/dashboard/plugin.ts): in dist/, a chunk.
-  fs.cpSync(path.join(ROOT, 'src', 'dashboard', 'static'), path.join(partial, 'static'), { recursive: true });
-  fs.writeFileSync(path.join(partial, STAMP_FILE), hash);
-  // Swapped in whole, so a server starting meanwhile never loads half of one build and half of another.
-  const old = `${DIST}.${process.pid}.old`;
-  if (fs.existsSync(DIST)) fs.renameSync(DIST, old);
-  fs.renameSync(partial, DIST);
-  fs.rmSync(old, { recursive: true, force: true });
+  fs.cpSync(path.join(root, 'src', 'dashboard', 'static'), path.join(partial, 'static'), { recursive: true });
+  install(partial, dist, hash);
+}
+
+/**
+ * Moves a new build into dist/ beside the previous one. A running server loads some chunks only when it needs them
+ * (an operator command sent through its socket, the ElevenLabs adapter's errors), and chunks are named for their
+ * content: so the previous build's files stay until the next build, and a rebuild under a running server never
+ * removes what it may still load. Chunks go first and the entries after them, one rename each, then the stamp: a
+ * server starting meanwhile loads either entry with every chunk it names present.
+ */
+function install(partial: string, dist: string, hash: string): void {
+  const files = fs
+    .readdirSync(partial, { recursive: true, encoding: 'utf8' })
+    .filter((f) => fs.statSync(path.join(partial, f)).isFile());
+  const isEntry = (f: string) => Object.keys(ENTRIES).some((e) => f === `${e}.js` || f === `${e}.js.map`);
+  let previous: string[] = [];
+  try {
+    previous = JSON.parse(fs.readFileSync(path.join(dist, FILE_LIST), 'utf8'));
+  } catch {
+    // no previous build, or one from before this list: nothing of it is kept
+  }
+  for (const f of [...files.filter((f) => !isEntry(f)), ...files.filter(isEntry)]) {
+    fs.mkdirSync(path.dirname(path.join(dist, f)), { recursive: true });
+    fs.renameSync(path.join(partial, f), path.join(dist, f));
+  }
+  fs.writeFileSync(path.join(dist, FILE_LIST), JSON.stringify(files));
+  fs.writeFileSync(path.join(dist, STAMP_FILE), hash);
+  const keep = new Set([...files, ...previous, FILE_LIST, STAMP_FILE]);
+  for (const f of fs.readdirSync(dist, { recursive: true, encoding: 'utf8' })) {
+    if (!keep.has(f) && fs.statSync(path.join(dist, f)).isFile()) fs.rmSync(path.join(dist, f));
+  }
+  fs.rmSync(partial, { recursive: true, force: true });
 }
 
 let ensuring: Promise<void> | undefined;

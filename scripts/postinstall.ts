@@ -10,6 +10,7 @@
 import fs from 'node:fs';
 import module from 'node:module';
 import path from 'node:path';
+import { pathToFileURL } from 'node:url';
 
 const say = (line: string) => process.stdout.write(`${line}\n`);
 
@@ -36,7 +37,9 @@ let built = false;
 try {
   const { build, DIST } = await import('./build.ts');
   await build();
-  const { saveSchemaTemplate, SCHEMA_TEMPLATE_FILE } = await import(path.join(DIST, 'schema-template.js'));
+  const { saveSchemaTemplate, SCHEMA_TEMPLATE_FILE } = await import(
+    pathToFileURL(path.join(DIST, 'schema-template.js')).href
+  );
   if (!fs.existsSync(SCHEMA_TEMPLATE_FILE)) await saveSchemaTemplate();
   built = true;
   say(`Built ${DIST} (what npm start runs)`);
@@ -54,7 +57,8 @@ try {
   if (built) {
     const { DIST } = await import('./build.ts');
     for (const f of fs.readdirSync(DIST)) {
-      if (f.endsWith('.js') && f !== 'main.js' && f !== 'pglite-worker.js') await import(path.join(DIST, f));
+      if (f.endsWith('.js') && f !== 'main.js' && f !== 'pglite-worker.js')
+        await import(pathToFileURL(path.join(DIST, f)).href);
     }
   }
   module.flushCompileCache();

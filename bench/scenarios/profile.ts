@@ -10,9 +10,9 @@ import { findProfile, type ProfileSummary, summarizeProfile } from '../lib/profi
 import { startService } from '../lib/service.ts';
 
 /**
- * The CPU profile of scenario 1: the service (from source) under `node --cpu-prof` with the same load, stopped with
- * SIGTERM (the profile is written at exit). Kept as bench/results/s1-<backend>.cpuprofile (open it in
- * Chrome DevTools or speedscope) and summarized by self time.
+ * The CPU profile of scenario 1: the service (from source) under `node --cpu-prof` with the same load, stopped
+ * with SIGTERM (the profile is written at exit). Kept as bench/results/s1-<backend>.cpuprofile (open it in Chrome
+ * DevTools or speedscope) and summarized by self time.
  */
 export async function profileListCalls(ctx: Ctx): Promise<ProfileSummary | null> {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'voice-bench-prof-'));

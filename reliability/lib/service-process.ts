@@ -69,8 +69,9 @@ for (const signal of ['SIGTERM', 'SIGINT'] as const) {
 }
 
 /**
- * Starts `node dist/main.js serve|worker` (what `npm start` runs, built first if the sources changed) as a real process, logs to a file of the run, and waits until it
- * listens (serve: its banner names the URL) or has started its loop (worker: its log line).
+ * Starts `node dist/main.js serve|worker` (what `npm start` runs, built first if the sources changed) as a real
+ * process, logs to a file of the run, and waits until it listens (serve: its banner names the URL) or has started
+ * its loop (worker: its log line).
  */
 export async function startService(options: ServiceOptions): Promise<ServiceProcess> {
   const { certFile, keyFile } = await childTls();
