@@ -58,8 +58,8 @@ export function isStale(root = ROOT): boolean {
   }
 }
 
-/** Builds `root`'s src/ into its dist/. */
-export async function build(root = ROOT): Promise<void> {
+/** Builds `root`'s src/ into its dist/; returns the build's files (paths inside dist/). */
+export async function build(root = ROOT): Promise<string[]> {
   const dist = path.join(root, 'dist');
   const hash = sourcesHash(root);
   const esbuild = await import('esbuild');
@@ -85,7 +85,7 @@ export async function build(root = ROOT): Promise<void> {
   });
   // The dashboard reads its static files from beside its module (src/dashboard/plugin.ts): in dist/, a chunk.
   fs.cpSync(path.join(root, 'src', 'dashboard', 'static'), path.join(partial, 'static'), { recursive: true });
-  install(partial, dist, hash);
+  return install(partial, dist, hash);
 }
 
 /**
@@ -95,7 +95,7 @@ export async function build(root = ROOT): Promise<void> {
  * removes what it may still load. Chunks go first and the entries after them, one rename each, then the stamp: a
  * server starting meanwhile loads either entry with every chunk it names present.
  */
-function install(partial: string, dist: string, hash: string): void {
+function install(partial: string, dist: string, hash: string): string[] {
   const files = fs
     .readdirSync(partial, { recursive: true, encoding: 'utf8' })
     .filter((f) => fs.statSync(path.join(partial, f)).isFile());
@@ -117,12 +117,13 @@ function install(partial: string, dist: string, hash: string): void {
     if (!keep.has(f) && fs.statSync(path.join(dist, f)).isFile()) fs.rmSync(path.join(dist, f));
   }
   fs.rmSync(partial, { recursive: true, force: true });
+  return files;
 }
 
 let ensuring: Promise<void> | undefined;
 /** Builds once in this process if the sources changed (the bench and the reliability suite run the bundle). */
 export function ensureBuilt(): Promise<void> {
-  ensuring ??= isStale() ? build() : Promise.resolve();
+  ensuring ??= isStale() ? build().then(() => {}) : Promise.resolve();
   return ensuring;
 }
 

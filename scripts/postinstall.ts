@@ -33,15 +33,21 @@ try {
   say(`Skipped the embedded database template: ${(error as Error).message}`);
 }
 
-let built = false;
+// The build's own modules, to load into the compile cache below (dist/ also keeps the previous build's files, which
+// nothing new loads, and dist/static/ holds the dashboard's browser script).
+let bundled: string[] = [];
 try {
   const { build, DIST } = await import('./build.ts');
-  await build();
+  const files = await build();
   const { saveSchemaTemplate, SCHEMA_TEMPLATE_FILE } = await import(
     pathToFileURL(path.join(DIST, 'schema-template.js')).href
   );
   if (!fs.existsSync(SCHEMA_TEMPLATE_FILE)) await saveSchemaTemplate();
-  built = true;
+  bundled = files
+    .filter(
+      (f) => f.endsWith('.js') && path.dirname(f) === '.' && f !== 'main.js' && f !== 'pglite-worker.js',
+    )
+    .map((f) => path.join(DIST, f));
   say(`Built ${DIST} (what npm start runs)`);
 } catch (error) {
   say(`Skipped building dist/ (npm start builds it): ${(error as Error).message}`);
@@ -54,13 +60,7 @@ try {
   module.enableCompileCache(COMPILE_CACHE_DIR);
   await import('../src/serve.ts');
   await import('../src/cli/program.ts');
-  if (built) {
-    const { DIST } = await import('./build.ts');
-    for (const f of fs.readdirSync(DIST)) {
-      if (f.endsWith('.js') && f !== 'main.js' && f !== 'pglite-worker.js')
-        await import(pathToFileURL(path.join(DIST, f)).href);
-    }
-  }
+  for (const f of bundled) await import(pathToFileURL(f).href);
   module.flushCompileCache();
 } catch (error) {
   say(`Skipped warming the compile cache: ${(error as Error).message}`);
