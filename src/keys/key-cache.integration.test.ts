@@ -4,6 +4,7 @@ import { sql } from 'kysely';
 import pg from 'pg';
 import { type Notifications, postgresNotifications } from '../db/notifications.ts';
 import { createLogger } from '../logger.ts';
+import { nextKeyChange } from '../testing/key-changes.ts';
 import { newCustomer, startTestApp, type TestApp } from '../testing/test-app.ts';
 import { type Authenticator, createAuthenticator, isFailure, type Principal } from './authenticate.ts';
 import { createKeyCache, type KeyCache } from './key-cache.ts';
@@ -12,16 +13,6 @@ import { createKeyHasher } from './key-hash.ts';
 const SECRET = 'key-cache-test-secret-0123456789abcdef';
 const WHOAMI = '/api/v1/auth/whoami';
 const url = process.env.DATABASE_URL;
-
-/** Resolves with the next payload heard on `api_keys_changed` (after the listeners registered before it ran). */
-function nextChange(notifications: Notifications): Promise<string> {
-  return new Promise((resolve) => {
-    const stop = notifications.listen('api_keys_changed', (payload) => {
-      stop();
-      resolve(payload);
-    });
-  });
-}
 
 describe('keys held in memory: a change applies to the very next request of the instance that made it', () => {
   let t: TestApp;
@@ -118,7 +109,7 @@ describe('keys held in memory by another instance over the same PostgreSQL', {
 
   /** A new customer and key, once the other instance has heard of the key's creation. */
   const customer = async (options: Parameters<typeof newCustomer>[1]) => {
-    const created = nextChange(notifications);
+    const created = nextKeyChange(notifications);
     const c = await newCustomer(t, options);
     assert.equal(await created, c.keyId);
     return c;
@@ -129,13 +120,13 @@ describe('keys held in memory by another instance over the same PostgreSQL', {
     await principal(c.key);
     const held = cache.size().known;
     assert.ok(held >= 1);
-    const heard = nextChange(notifications);
+    const heard = nextKeyChange(notifications);
     await t.services.keys.setScopes(c.keyId, ['read_calls']);
     assert.equal(await heard, c.keyId);
     assert.equal(cache.size().known, held - 1);
     assert.deepEqual((await principal(c.key)).scopes, ['read_calls']);
 
-    const revoked = nextChange(notifications);
+    const revoked = nextKeyChange(notifications);
     await t.services.keys.revokeKey(c.keyId);
     await revoked;
     assert.equal(await failure(c.key), 'auth.revoked');
@@ -144,12 +135,12 @@ describe('keys held in memory by another instance over the same PostgreSQL', {
   it('a rotation and a customer ceiling change are heard too', async () => {
     const c = await customer({ rateLimitPerMinute: 50 });
     assert.equal((await principal(c.key)).rateLimitPerMinute, 50);
-    const ceiling = nextChange(notifications);
+    const ceiling = nextKeyChange(notifications);
     await t.services.customers.setRateLimit(c.customerId, 30);
     assert.equal(await ceiling, '');
     assert.equal((await principal(c.key)).rateLimitPerMinute, 30);
 
-    const rotation = nextChange(notifications);
+    const rotation = nextKeyChange(notifications);
     const rotated = await t.services.keys.rotateKey(c.keyId);
     await rotation;
     assert.equal((await principal(rotated.secret)).keyPrefix, rotated.key.prefix);
