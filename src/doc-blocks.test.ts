@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { type ChildProcess, execFile, spawn } from 'node:child_process';
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
@@ -238,13 +238,14 @@ describe('code blocks of the docs', () => {
   });
 
   describe('run blocks, as written, against the server of npm start', () => {
-    const dataDir = mkdtempSync(path.join(tmpdir(), 'vca-docs-'));
-    const sessions = mkdtempSync(path.join(tmpdir(), 'vca-docs-sessions-'));
-    const shims = path.join(sessions, 'bin');
+    let dataDir = '';
+    let shims = '';
     let server: { child: ChildProcess; banner: string };
     const started = new Map<string, string>();
 
     before(async () => {
+      dataDir = mkdtempSync(path.join(tmpdir(), 'vca-docs-'));
+      shims = mkdtempSync(path.join(tmpdir(), 'vca-docs-bin-'));
       const [start, ...others] = blocks.filter((b) => b.kind === 'start');
       assert.ok(start && others.length === 0, 'one block starts the server');
       assert.deepEqual(shellCommands(start.code), ['npm install', 'npm start'], describeBlock(start));
@@ -255,7 +256,6 @@ describe('code blocks of the docs', () => {
       started.set(CERT_PLACEHOLDER, path.join(dataDir, 'tls', 'cert.pem'));
       capture(started, server.banner);
       assert.ok(started.get('svc_live_...'), 'the demo key');
-      mkdirSync(shims);
       const { stdout: curl } = await run('bash', ['-c', 'command -v curl']);
       writeFileSync(path.join(shims, 'curl'), `#!/bin/sh\nexec ${curl.trim()} --fail-with-body "$@"\n`, {
         mode: 0o755,
@@ -267,8 +267,7 @@ describe('code blocks of the docs', () => {
         process.kill(-server.child.pid, 'SIGTERM');
         await exited;
       }
-      rmSync(dataDir, { recursive: true, force: true });
-      rmSync(sessions, { recursive: true, force: true });
+      for (const dir of [dataDir, shims]) if (dir) rmSync(dir, { recursive: true, force: true });
     });
 
     const byFile = Map.groupBy(
