@@ -49,6 +49,22 @@ export const isCapAmount = (usd: string): boolean => CAP_RE.test(usd);
 
 export const CAP_AMOUNT_MESSAGE = 'Must be a non-negative amount with at most 2 decimals.';
 
+/** Entries that name no region, and a cap that is no amount, each on its field (named by the caller). */
+export function valueIssues(
+  value: { countries: readonly string[]; capUsd: string | null | undefined },
+  fields: { countries: string; cap: string },
+): { path: string[]; message: string }[] {
+  return [
+    ...unknownRegions(value.countries).map((c) => ({
+      path: [fields.countries],
+      message: unknownRegionMessage(c),
+    })),
+    ...(typeof value.capUsd === 'string' && !isCapAmount(value.capUsd)
+      ? [{ path: [fields.cap], message: CAP_AMOUNT_MESSAGE }]
+      : []),
+  ];
+}
+
 const cents = (usd: string): bigint => {
   const m = CAP_RE.exec(usd);
   if (!m?.[1]) throw new Error(`Not a cap amount: ${usd}`);

@@ -2,17 +2,14 @@ import type { Clock } from '../clock.ts';
 import type { Database } from '../db/database.ts';
 import { notify } from '../db/notifications.ts';
 import type { CustomerRow } from '../db/tables/customers.table.ts';
-import { type Issue, invalidInput, notFound } from '../errors/app-error.ts';
+import { invalidInput, notFound } from '../errors/app-error.ts';
 import { newUuid } from '../ids.ts';
 import {
-  CAP_AMOUNT_MESSAGE,
   formatCap,
-  isCapAmount,
   normalizeRegions,
   type OutboundLimits,
   resolveLimits,
-  unknownRegionMessage,
-  unknownRegions,
+  valueIssues,
 } from '../outbound-limits.ts';
 import * as repo from './customers.repository.ts';
 
@@ -47,15 +44,10 @@ function checkCeiling(perMinute: number): void {
 
 function limitsColumns(change: OutboundLimitsChange) {
   const countries = change.countries && normalizeRegions(change.countries);
-  const issues: Issue[] = [
-    ...unknownRegions(countries ?? []).map((c) => ({
-      path: ['outbound_countries'],
-      message: unknownRegionMessage(c),
-    })),
-    ...(typeof change.maxDailyCapUsd === 'string' && !isCapAmount(change.maxDailyCapUsd)
-      ? [{ path: ['outbound_max_daily_cap_usd'], message: CAP_AMOUNT_MESSAGE }]
-      : []),
-  ];
+  const issues = valueIssues(
+    { countries: countries ?? [], capUsd: change.maxDailyCapUsd },
+    { countries: 'outbound_countries', cap: 'outbound_max_daily_cap_usd' },
+  );
   if (issues.length > 0) throw invalidInput(issues);
   return {
     ...(countries === undefined ? {} : { outbound_countries: countries }),

@@ -5,7 +5,6 @@ import type { ApiKeyRow } from '../db/tables/keys.table.ts';
 import { AppError, type Issue, invalidInput, notFound } from '../errors/app-error.ts';
 import { newUuid } from '../ids.ts';
 import {
-  CAP_AMOUNT_MESSAGE,
   effectiveOutbound,
   formatCap,
   isCapAmount,
@@ -16,8 +15,7 @@ import {
   normalizeRegions,
   type OutboundLimits,
   resolveLimits,
-  unknownRegionMessage,
-  unknownRegions,
+  valueIssues,
 } from '../outbound-limits.ts';
 import { announceKeyChange, type KeyCache } from './key-cache.ts';
 import { displayPrefix, generateKey } from './key-format.ts';
@@ -150,12 +148,8 @@ export function createKeysService(deps: KeysDeps) {
     const defaults = keyDefaults(limits);
     const countries = input.allowedCountries ? normalizeRegions(input.allowedCountries) : defaults.countries;
     const capUsd = input.dailySpendCapUsd ?? defaults.capUsd;
-    const issues: Issue[] = [
-      ...unknownRegions(countries).map((c) => ({
-        path: ['allowed_countries'],
-        message: unknownRegionMessage(c),
-      })),
-      ...(isCapAmount(capUsd) ? [] : [{ path: ['daily_spend_cap_usd'], message: CAP_AMOUNT_MESSAGE }]),
+    const issues = [
+      ...valueIssues({ countries, capUsd }, { countries: 'allowed_countries', cap: 'daily_spend_cap_usd' }),
       ...limitIssues({ countries: countries.filter(isRegion), capUsd }, limits),
     ];
     return { issues, outbound: { countries, capUsd: isCapAmount(capUsd) ? formatCap(capUsd) : capUsd } };
