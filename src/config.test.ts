@@ -104,4 +104,29 @@ describe('configuration', () => {
     assert.equal(c.redisUrl, undefined);
     assert.equal(c.httpPort, 8080);
   });
+
+  it('bounds customers without limits of their own to US and CA and 100.00 a day, unless the operator says', () => {
+    const defaults = loadConfig({});
+    assert.deepEqual(defaults.outboundCountriesDefault, ['US', 'CA']);
+    assert.equal(defaults.outboundMaxDailyCapDefault, '100.00');
+    const c = loadConfig({
+      OUTBOUND_COUNTRIES_DEFAULT: 'us, ca,GB,+882',
+      OUTBOUND_MAX_DAILY_CAP_DEFAULT: '250.5',
+    });
+    assert.deepEqual(c.outboundCountriesDefault, ['US', 'CA', 'GB', '+882']);
+    assert.equal(c.outboundMaxDailyCapDefault, '250.50');
+  });
+
+  for (const [name, value] of [
+    ['OUTBOUND_COUNTRIES_DEFAULT', 'US,XX'],
+    ['OUTBOUND_COUNTRIES_DEFAULT', 'US,+1'],
+    ['OUTBOUND_COUNTRIES_DEFAULT', 'USA'],
+    ['OUTBOUND_MAX_DAILY_CAP_DEFAULT', '12.345'],
+    ['OUTBOUND_MAX_DAILY_CAP_DEFAULT', '-5'],
+    ['OUTBOUND_MAX_DAILY_CAP_DEFAULT', 'lots'],
+  ] as const) {
+    it(`refuses ${name}=${value}, naming it`, () => {
+      assert.throws(() => loadConfig({ [name]: value }), new RegExp(`^  ${name}: `, 'm'));
+    });
+  }
 });

@@ -1,5 +1,14 @@
 import path from 'node:path';
 import { z } from 'zod';
+import {
+  CAP_AMOUNT_MESSAGE,
+  DEFAULT_OUTBOUND_LIMITS,
+  formatCap,
+  isCapAmount,
+  normalizeRegions,
+  unknownRegionMessage,
+  unknownRegions,
+} from './outbound-limits.ts';
 
 const int = (min: number, max: number, fallback: number) =>
   z
@@ -25,6 +34,19 @@ const list = z
       .map((s) => s.trim())
       .filter(Boolean),
   );
+
+const regions = (fallback: readonly string[]) =>
+  list
+    .transform(normalizeRegions)
+    .superRefine((tokens, ctx) => {
+      for (const token of unknownRegions(tokens)) {
+        ctx.addIssue({ code: 'custom', message: unknownRegionMessage(token) });
+      }
+    })
+    .transform((tokens) => (tokens.length > 0 ? tokens : [...fallback]));
+
+const capAmount = (fallback: string) =>
+  z.string().refine(isCapAmount, CAP_AMOUNT_MESSAGE).default(fallback).transform(formatCap);
 
 /** Every environment variable the service reads, validated once at start-up. */
 const envSchema = z.object({
@@ -107,6 +129,12 @@ const envSchema = z.object({
   PROVIDER_SETTLE_SECONDS: int(0, 7200, 15),
   /** How often every call that has not ended is checked with its provider (also once at start). */
   RECONCILE_INTERVAL_SECONDS: int(1, 86_400, 60),
+  /**
+   * Outbound limits of every customer the operator has not given its own (`customers set-outbound-limits`): the
+   * regions its keys may call and the largest daily cap a key may have; a new value applies to them from the next start.
+   */
+  OUTBOUND_COUNTRIES_DEFAULT: regions(DEFAULT_OUTBOUND_LIMITS.countries),
+  OUTBOUND_MAX_DAILY_CAP_DEFAULT: capAmount(DEFAULT_OUTBOUND_LIMITS.maxDailyCapUsd),
   /** Simulated inbound calls per minute to random active assistants; unset: 2 in demo mode, else 0. */
   DEMO_INBOUND_CALLS_PER_MINUTE: int(0, 600, 0).optional(),
 });

@@ -84,6 +84,10 @@ export async function openRuntime(
       rotationGraceSeconds: config.keyRotationGraceSeconds,
       defaultRateLimit: config.rateLimitPerMinute,
       defaultKeyRateLimit: config.keyRateLimitPerMinute,
+      outboundDefaults: {
+        countries: config.outboundCountriesDefault,
+        maxDailyCapUsd: config.outboundMaxDailyCapDefault,
+      },
     });
     return {
       config,

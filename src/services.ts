@@ -17,6 +17,7 @@ import { createLifecycleService } from './lifecycle/lifecycle.service.ts';
 import { outboundCallReports } from './outbound/call-reports.ts';
 import { createCallbackSecrets } from './outbound/callback-signing.ts';
 import { createOutboundService } from './outbound/outbound.service.ts';
+import type { OutboundLimits } from './outbound-limits.ts';
 import { createElevenLabsProvider } from './provider/elevenlabs/adapter.ts';
 import { guardProvider } from './provider/guarded.ts';
 import { createSimulator } from './provider/simulator.ts';
@@ -46,6 +47,8 @@ export type CoreDeps = {
   rotationGraceSeconds: number;
   defaultRateLimit: number;
   defaultKeyRateLimit: number;
+  /** The outbound limits of customers the operator has not given their own (OUTBOUND_*_DEFAULT). */
+  outboundDefaults: OutboundLimits;
   webhooks: {
     maxPerCustomer: number;
     allowHttpTargets: boolean;

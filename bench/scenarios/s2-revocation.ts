@@ -1,6 +1,7 @@
 import { systemClock } from '../../src/clock.ts';
 import { createKeyHasher } from '../../src/keys/key-hash.ts';
 import { createKeysService } from '../../src/keys/keys.service.ts';
+import { DEFAULT_OUTBOUND_LIMITS } from '../../src/outbound-limits.ts';
 import { addRaw, addRow, type Ctx } from '../lib/context.ts';
 import { httpsGet } from '../lib/https-get.ts';
 import { BENCH_SERVER_SECRET } from '../lib/paths.ts';
@@ -28,6 +29,8 @@ export async function revocationVisibility(ctx: Ctx, url: string): Promise<void>
       hasher: createKeyHasher(BENCH_SERVER_SECRET),
       clock: systemClock,
       rotationGraceSeconds: 0,
+      // What the bench's server runs with: no OUTBOUND_* variable set.
+      outboundDefaults: DEFAULT_OUTBOUND_LIMITS,
       // This process serves no requests: it has no cache of its own to empty.
       keyCache: { changed: () => {} },
     });

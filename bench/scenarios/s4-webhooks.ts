@@ -13,6 +13,7 @@ import { newWebhookSecret } from '../../src/delivery/signature.ts';
 import { recordEvents } from '../../src/events/events.repository.ts';
 import { newSubscriptionId } from '../../src/ids.ts';
 import { createKeyHasher } from '../../src/keys/key-hash.ts';
+import { DEFAULT_OUTBOUND_LIMITS } from '../../src/outbound-limits.ts';
 import { createDeliveryWorker, type DeliveryWorker } from '../../src/webhooks/delivery-worker.ts';
 import { envelopeOf } from '../../src/webhooks/envelope.ts';
 import { signedPosts } from '../floors/webhook-posts.ts';
@@ -182,7 +183,11 @@ export async function webhooks(ctx: Ctx): Promise<void> {
   try {
     const seeded = await seedDataset(
       handle.db,
-      { hasher: createKeyHasher(BENCH_SERVER_SECRET), clock: systemClock },
+      {
+        hasher: createKeyHasher(BENCH_SERVER_SECRET),
+        clock: systemClock,
+        outboundDefaults: DEFAULT_OUTBOUND_LIMITS,
+      },
       {
         customers: 1,
         assistantsPerCustomer: 1,

@@ -102,7 +102,7 @@ export interface paths {
     put?: never;
     /**
      * Place an outbound call
-     * @description Checks the assistant, the number (type and the key's country allowlist) and the key's daily spend cap, then asks the voice provider to place the call: 201 with the queued call; lifecycle webhooks follow. Send an `Idempotency-Key` (1–255 printable ASCII characters) to make retries safe: the same key and body within 24 h answer with the first response (`Idempotent-Replayed: true`); the same key with another body is 409. With `?dry_run=true`: 200 with every check, nothing placed or reserved.
+     * @description Checks the assistant, the number (type and the key's country allowlist) and the key's daily spend cap, each held to the outbound limits the operator set for the key's customer (a dry run's checks name the bound that refused), then asks the voice provider to place the call: 201 with the queued call; lifecycle webhooks follow. Send an `Idempotency-Key` (1–255 printable ASCII characters) to make retries safe: the same key and body within 24 h answer with the first response (`Idempotent-Replayed: true`); the same key with another body is 409. With `?dry_run=true`: 200 with every check, nothing placed or reserved.
      *
      *     Scope: `outbound_calls`.
      */
@@ -863,14 +863,16 @@ export interface components {
             )
           | null;
         detail: string | null;
+        /** @description Which bound refused: `key`, the key's own allowlist or daily cap (change the key); `customer`, the outbound limits the operator set for your account, which hold every key (ask the operator). Null when the check passed or is not a bound. */
+        bound: ('key' | 'customer') | null;
       }[];
       to_number: string;
-      /** @description ISO 3166-1 alpha-2 country of to_number. */
+      /** @description ISO 3166-1 alpha-2 country of to_number; null for a number of no country (+800, +870, +882, …), which an allowlist names by its code. */
       country: string | null;
       from_number: string | null;
       spend: {
         /**
-         * @description US dollars as a decimal string.
+         * @description The cap this key is held to, in US dollars: the lower of its own and its customer's largest.
          * @example 100.00
          */
         daily_cap_usd: string;
@@ -1632,7 +1634,7 @@ export interface operations {
            */
           assistant_id: string;
           /**
-           * @description E.164 destination, in a country of the key's allowlist.
+           * @description E.164 destination, in a country of the key's allowlist (a number of no country, such as +882…, only where the allowlist names its code).
            * @example +14155550123
            */
           to_number: string;

@@ -23,13 +23,13 @@ describe('operator CLI', () => {
       '--spend-cap',
       '25.50',
       '--countries',
-      'US,GB',
+      'us,CA',
       '--json',
     ).json();
     assert.match(created.secret, /^svc_live_[0-9A-Za-z]{36}$/);
     assert.deepEqual(created.scopes, ['read_assistants', 'read_calls', 'manage_webhooks']);
     assert.equal(created.daily_spend_cap_usd, '25.50');
-    assert.deepEqual(created.allowed_countries, ['US', 'GB']);
+    assert.deepEqual(created.allowed_countries, ['US', 'CA']);
     assert.equal(created.prefix, created.secret.slice(0, 12));
 
     const listed = cli('keys', 'list', '--prefix', created.prefix, '--json').json();
@@ -69,6 +69,86 @@ describe('operator CLI', () => {
       '--json',
     ).json();
     assert.deepEqual(assistant.phone_numbers, ['+14155550100']);
+  });
+
+  it("bounds a customer's keys: set-outbound-limits, keys inside and outside, narrowed keys shown", () => {
+    const customer = cli('customers', 'create', '--name', 'Bounded', '--json').json();
+    assert.deepEqual(
+      [
+        customer.outbound_countries,
+        customer.outbound_max_daily_cap_usd,
+        customer.outbound_countries_is_default,
+      ],
+      [['US', 'CA'], '100.00', true],
+    );
+    const key = (...options: string[]) =>
+      cli(
+        'keys',
+        'create',
+        '--customer',
+        customer.id,
+        '--name',
+        'out',
+        '--scopes',
+        'outbound_calls',
+        ...options,
+      );
+
+    // The key: refused, each field named with its bound.
+    const refused = key('--countries', 'KP,CU,SO,IR,SY', '--spend-cap', '9999999999.99');
+    assert.equal(refused.status, 1);
+    assert.match(
+      refused.stderr,
+      /allowed_countries: KP, CU, SO, IR, SY are outside the countries this customer may call \(US, CA\), set by the operator\./,
+    );
+    assert.match(
+      refused.stderr,
+      /daily_spend_cap_usd: Must be at most 100\.00, the largest daily cap the operator allows this customer\./,
+    );
+
+    const widened = cli(
+      'customers',
+      'set-outbound-limits',
+      customer.id,
+      '--countries',
+      'US,CA,gb,+882',
+      '--max-daily-cap',
+      '200',
+      '--json',
+    ).json();
+    assert.deepEqual(
+      [widened.outbound_countries, widened.outbound_max_daily_cap_usd, widened.outbound_countries_is_default],
+      [['US', 'CA', 'GB', '+882'], '200.00', false],
+    );
+    const inside = key('--countries', 'GB,+882', '--spend-cap', '150', '--json');
+    assert.equal(inside.status, 0, inside.stderr);
+    assert.deepEqual(
+      [inside.json().allowed_countries, inside.json().daily_spend_cap_usd],
+      [['GB', '+882'], '150.00'],
+    );
+
+    const lowered = cli(
+      'customers',
+      'set-outbound-limits',
+      customer.id,
+      '--countries',
+      'US,CA,GB',
+      '--max-daily-cap',
+      'default',
+    );
+    assert.equal(lowered.status, 0, lowered.stderr);
+    assert.match(lowered.stdout, /outbound US, CA, GB, keys capped at \$100\.00\/day \(default\)/);
+    assert.match(lowered.stdout, /1 active key\(s\) store a wider allowlist or cap/);
+    const listed = cli('keys', 'list', '--customer', customer.id).stdout;
+    assert.match(
+      listed,
+      /outbound GB \$100\.00\/day \(stored GB, \+882 \$150\.00\/day: held to the customer's limits\)/,
+    );
+
+    const unknown = cli('customers', 'set-outbound-limits', customer.id, '--countries', 'US,XX');
+    assert.equal(unknown.status, 1);
+    assert.match(unknown.stderr, /outbound_countries: Unknown country code "XX"/);
+    assert.equal(cli('customers', 'set-outbound-limits', customer.id).status, 1, 'nothing to set');
   });
 
   it('links an assistant to an ElevenLabs agent, one of its own numbers only', () => {

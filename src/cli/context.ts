@@ -44,6 +44,9 @@ export async function runAction(
   }
 }
 
+/** A list as the commands print it (`US, CA`), `none` when empty. */
+export const listed = (items: readonly string[]): string => items.join(', ') || 'none';
+
 export const csv = (value: string): string[] =>
   value
     .split(',')

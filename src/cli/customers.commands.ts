@@ -1,5 +1,15 @@
 import type { Command } from 'commander';
-import { type Cli, output } from './context.ts';
+import type { CustomerView } from '../customers/customers.service.ts';
+import { type Cli, csv, listed, output } from './context.ts';
+
+const limitsText = (c: CustomerView) =>
+  `outbound ${listed(c.outbound_countries)}${c.outbound_countries_is_default ? ' (default)' : ''}, ` +
+  `keys capped at $${c.outbound_max_daily_cap_usd}/day${c.outbound_max_daily_cap_is_default ? ' (default)' : ''}`;
+
+/** `default`: follow the OUTBOUND_*_DEFAULT variable again; `none` (countries): no region at all. */
+const countriesOption = (v: string | undefined) =>
+  v === undefined ? undefined : v === 'default' ? null : v === 'none' ? [] : csv(v);
+const capOption = (v: string | undefined) => (v === 'default' ? null : v);
 
 export function registerCustomerCommands(program: Command, cli: Cli): void {
   const customers = program.command('customers').description('Create and list customers');
@@ -20,7 +30,8 @@ export function registerCustomerCommands(program: Command, cli: Cli): void {
           cli,
           opts,
           customer,
-          () => `Created customer ${customer.id} (${customer.name}), ${customer.rate_limit_per_minute}/min`,
+          () =>
+            `Created customer ${customer.id} (${customer.name}), ${customer.rate_limit_per_minute}/min, ${limitsText(customer)}`,
         );
       }),
     );
@@ -36,7 +47,10 @@ export function registerCustomerCommands(program: Command, cli: Cli): void {
           cli,
           opts,
           list,
-          () => list.map((c) => `${c.id}  ${c.rate_limit_per_minute}/min  ${c.name}`).join('\n') || '(none)',
+          () =>
+            list
+              .map((c) => `${c.id}  ${c.rate_limit_per_minute}/min  ${limitsText(c)}  ${c.name}`)
+              .join('\n') || '(none)',
         );
       }),
     );
@@ -51,6 +65,43 @@ export function registerCustomerCommands(program: Command, cli: Cli): void {
       cli.withRuntime(async ({ services }) => {
         const c = await services.customers.setRateLimit(customerId, perMinute);
         output(cli, opts, c, () => `Customer ${c.id} now allows ${c.rate_limit_per_minute}/min`);
+      }),
+    );
+
+  customers
+    .command('set-outbound-limits')
+    .description(
+      'Bound every key of a customer: the regions it may call and the largest daily cap (existing keys at once)',
+    )
+    .argument('<customerId>')
+    .option(
+      '--countries <list>',
+      'e.g. US,CA,GB or +882 (no country); "none", or "default" for OUTBOUND_COUNTRIES_DEFAULT',
+    )
+    .option('--max-daily-cap <usd>', 'e.g. 200.00; "default" for OUTBOUND_MAX_DAILY_CAP_DEFAULT')
+    .option('--json', 'print JSON')
+    .action((customerId: string, opts: { countries?: string; maxDailyCap?: string; json?: boolean }) =>
+      cli.withRuntime(async ({ services }) => {
+        if (opts.countries === undefined && opts.maxDailyCap === undefined)
+          throw new Error('Give --countries, --max-daily-cap or both.');
+        const c = await services.customers.setOutboundLimits(customerId, {
+          countries: countriesOption(opts.countries),
+          maxDailyCapUsd: capOption(opts.maxDailyCap),
+        });
+        const held = (await services.keys.listKeys({ customerId })).filter(
+          (k) => k.status === 'active' && k.narrowed_by_customer_limits,
+        );
+        output(cli, opts, c, () =>
+          [
+            `Customer ${c.id}: ${limitsText(c)}`,
+            ...(held.length > 0
+              ? [
+                  `${held.length} active key(s) store a wider allowlist or cap and are held to these limits from now on ` +
+                    `(keys list --customer ${c.id}).`,
+                ]
+              : []),
+          ].join('\n'),
+        );
       }),
     );
 }

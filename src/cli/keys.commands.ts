@@ -1,10 +1,17 @@
 import type { Command } from 'commander';
 import type { KeyView } from '../keys/keys.service.ts';
 import { AUTOMATION_PRESET, GRANTABLE_SCOPES } from '../keys/scopes.ts';
-import { type Cli, csv, output } from './context.ts';
+import { type Cli, csv, listed, output } from './context.ts';
+
+/** What the key can call and spend; where its stored values are wider than its customer's limits, those too. */
+const outbound = (k: KeyView) =>
+  `outbound ${listed(k.effective_allowed_countries)} $${k.effective_daily_spend_cap_usd}/day` +
+  (k.narrowed_by_customer_limits
+    ? ` (stored ${listed(k.allowed_countries)} $${k.daily_spend_cap_usd}/day: held to the customer's limits)`
+    : '');
 
 const line = (k: KeyView) =>
-  `${k.id}  ${k.prefix}  ${k.status.padEnd(7)}  ${k.name}  [${k.scopes.join(', ')}]  expires ${k.expires_at ?? 'never'}`;
+  `${k.id}  ${k.prefix}  ${k.status.padEnd(7)}  ${k.name}  [${k.scopes.join(', ')}]  ${outbound(k)}  expires ${k.expires_at ?? 'never'}`;
 
 function scopesFrom(opts: { scopes?: string; preset?: string }): string[] {
   if (opts.preset === 'automation') return [...AUTOMATION_PRESET];
@@ -24,8 +31,11 @@ export function registerKeyCommands(program: Command, cli: Cli): void {
     .option('--scopes <list>', `comma-separated: ${GRANTABLE_SCOPES.join(',')}`)
     .option('--preset <preset>', 'automation (read_assistants,read_calls,manage_webhooks) or all')
     .option('--expires-at <iso>', 'expiry time (ISO-8601)')
-    .option('--spend-cap <usd>', 'daily outbound spend cap in USD, e.g. 50.00')
-    .option('--countries <list>', 'outbound country allowlist, e.g. US,CA')
+    .option(
+      '--spend-cap <usd>',
+      "daily outbound spend cap in USD, e.g. 50.00 (at most the customer's largest)",
+    )
+    .option('--countries <list>', "outbound allowlist within the customer's limits, e.g. US,CA or +882")
     .option(
       '--rate-limit <perMinute>',
       'per-key window ceiling (1-600; default from KEY_RATE_LIMIT_PER_MINUTE)',

@@ -4,8 +4,8 @@ import type { Database } from '../db/database.ts';
 import { newUuid } from '../ids.ts';
 import { displayPrefix, generateKey } from '../keys/key-format.ts';
 import type { KeyHasher } from '../keys/key-hash.ts';
-import { DEFAULT_ALLOWED_COUNTRIES, DEFAULT_DAILY_SPEND_CAP_USD } from '../keys/keys.service.ts';
 import { GRANTABLE_SCOPES } from '../keys/scopes.ts';
+import { keyDefaults, type OutboundLimits } from '../outbound-limits.ts';
 import { insertSeedCalls } from './seed-calls.sql.ts';
 
 export type SeedOptions = {
@@ -42,7 +42,12 @@ const VOICES = ['alloy', 'aria', 'breeze', 'cove', 'ember', 'juniper', 'maple', 
  */
 export async function seedDataset(
   db: Database,
-  deps: { hasher: KeyHasher; clock: Clock },
+  deps: {
+    hasher: KeyHasher;
+    clock: Clock;
+    /** The operator's default outbound limits, which the new customers follow: their keys get the defaults within. */
+    outboundDefaults: OutboundLimits;
+  },
   opts: SeedOptions,
   progress: SeedProgress = silent,
 ): Promise<SeedResult> {
@@ -96,12 +101,13 @@ export async function seedDataset(
 
 async function insertKeys(
   conn: Database,
-  deps: { hasher: KeyHasher; clock: Clock },
+  deps: { hasher: KeyHasher; clock: Clock; outboundDefaults: OutboundLimits },
   customers: string[],
   opts: SeedOptions,
   progress: SeedProgress,
 ): Promise<SeededKey[]> {
   const now = deps.clock.now();
+  const outbound = keyDefaults(deps.outboundDefaults);
   const keys: SeededKey[] = [];
   progress.start('keys', customers.length * opts.keysPerCustomer);
   for (let i = 0; i < customers.length; i += 200) {
@@ -123,8 +129,8 @@ async function insertKeys(
           scopes: [...GRANTABLE_SCOPES],
           expires_at: null,
           revoked_at: null,
-          daily_spend_cap_usd: DEFAULT_DAILY_SPEND_CAP_USD,
-          allowed_countries: DEFAULT_ALLOWED_COUNTRIES,
+          daily_spend_cap_usd: outbound.capUsd,
+          allowed_countries: [...outbound.countries],
           rate_limit_per_minute: opts.keyRateLimit,
           created_at: now,
           last_used_at: null,

@@ -47,7 +47,14 @@ export function registerSeedCommand(program: Command, cli: Cli): void {
         const began = performance.now();
         const result = await seedDataset(
           database.db,
-          { hasher, clock },
+          {
+            hasher,
+            clock,
+            outboundDefaults: {
+              countries: config.outboundCountriesDefault,
+              maxDailyCapUsd: config.outboundMaxDailyCapDefault,
+            },
+          },
           {
             customers: flags.customers,
             assistantsPerCustomer: flags.assistantsPerCustomer,

@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { sql } from 'kysely';
 import { createKeyHasher } from '../keys/key-hash.ts';
-import { startTestApp, type TestApp } from '../testing/test-app.ts';
+import { PRODUCTION_OUTBOUND_DEFAULTS, startTestApp, type TestApp } from '../testing/test-app.ts';
 import { seedDataset } from './seed-dataset.ts';
 
 const SECRET = 'seed-test-server-secret-0123456789abcdef';
@@ -19,7 +19,7 @@ describe('seed: large realistic data sets', () => {
     let advanced = 0;
     const result = await seedDataset(
       t.db,
-      { hasher: createKeyHasher(SECRET), clock: t.clock },
+      { hasher: createKeyHasher(SECRET), clock: t.clock, outboundDefaults: PRODUCTION_OUTBOUND_DEFAULTS },
       {
         customers: 3,
         assistantsPerCustomer: 2,
@@ -87,5 +87,11 @@ describe('seed: large realistic data sets', () => {
     assert.equal(calls.body.data.length, 100);
     const assistants = await t.request('GET', '/api/v1/assistants', { key: key.secret });
     assert.equal(assistants.body.pagination.total, 2);
+    // Made like any key without an allowlist or cap: the defaults, inside its customer's limits.
+    const seeded = await t.services.keys.getKey(key.key_id);
+    assert.deepEqual(
+      [seeded.allowed_countries, seeded.daily_spend_cap_usd, seeded.narrowed_by_customer_limits],
+      [['US', 'CA'], '100.00', false],
+    );
   });
 });

@@ -10,13 +10,26 @@ export const listCustomers = (db: Database): Promise<CustomerRow[]> =>
 export const findCustomer = (db: Database, id: string): Promise<CustomerRow | undefined> =>
   db.selectFrom('customers').selectAll().where('id', '=', id).executeTakeFirst();
 
-export const setRateLimit = (db: Database, id: string, perMinute: number): Promise<CustomerRow | undefined> =>
-  db
-    .updateTable('customers')
-    .set({ rate_limit_per_minute: perMinute })
-    .where('id', '=', id)
-    .returningAll()
-    .executeTakeFirst();
+export type StoredLimits = Pick<CustomerRow, 'id' | 'outbound_countries' | 'outbound_max_daily_cap_usd'>;
+
+/** The stored outbound limits of these customers (null columns follow the defaults). */
+export const findLimits = (db: Database, ids: readonly string[]): Promise<StoredLimits[]> =>
+  ids.length === 0
+    ? Promise.resolve([])
+    : db
+        .selectFrom('customers')
+        .select(['id', 'outbound_countries', 'outbound_max_daily_cap_usd'])
+        .where('id', 'in', ids)
+        .execute();
+
+export const updateCustomer = (
+  db: Database,
+  id: string,
+  changes: Partial<
+    Pick<CustomerRow, 'rate_limit_per_minute' | 'outbound_countries' | 'outbound_max_daily_cap_usd'>
+  >,
+): Promise<CustomerRow | undefined> =>
+  db.updateTable('customers').set(changes).where('id', '=', id).returningAll().executeTakeFirst();
 
 export const hasAnyCustomer = async (db: Database): Promise<boolean> =>
   (await db.selectFrom('customers').select('id').limit(1).executeTakeFirst()) !== undefined;

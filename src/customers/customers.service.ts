@@ -4,18 +4,32 @@ import { notify } from '../db/notifications.ts';
 import type { CustomerRow } from '../db/tables/customers.table.ts';
 import { invalidInput, notFound } from '../errors/app-error.ts';
 import { newUuid } from '../ids.ts';
+import {
+  formatCap,
+  normalizeRegions,
+  type OutboundLimits,
+  resolveLimits,
+  valueIssues,
+} from '../outbound-limits.ts';
 import * as repo from './customers.repository.ts';
 
 export const MAX_RATE_LIMIT_PER_MINUTE = 600;
 
-export type CustomerView = { id: string; name: string; rate_limit_per_minute: number; created_at: string };
+export type CustomerView = {
+  id: string;
+  name: string;
+  rate_limit_per_minute: number;
+  /** The regions its keys may call, and whether that is the operator's default (OUTBOUND_COUNTRIES_DEFAULT). */
+  outbound_countries: string[];
+  outbound_countries_is_default: boolean;
+  /** The largest daily cap a key may have, and whether that is the default (OUTBOUND_MAX_DAILY_CAP_DEFAULT). */
+  outbound_max_daily_cap_usd: string;
+  outbound_max_daily_cap_is_default: boolean;
+  created_at: string;
+};
 
-const rowToCustomer = (r: CustomerRow): CustomerView => ({
-  id: r.id,
-  name: r.name,
-  rate_limit_per_minute: r.rate_limit_per_minute,
-  created_at: r.created_at.toISOString(),
-});
+/** A change of outbound limits: a value, null to follow the default again, absent to keep. */
+export type OutboundLimitsChange = { countries?: readonly string[] | null; maxDailyCapUsd?: string | null };
 
 function checkCeiling(perMinute: number): void {
   if (!Number.isInteger(perMinute) || perMinute < 1 || perMinute > MAX_RATE_LIMIT_PER_MINUTE) {
@@ -28,14 +42,68 @@ function checkCeiling(perMinute: number): void {
   }
 }
 
+function limitsColumns(change: OutboundLimitsChange) {
+  const countries = change.countries && normalizeRegions(change.countries);
+  const issues = valueIssues(
+    { countries: countries ?? [], capUsd: change.maxDailyCapUsd },
+    { countries: 'outbound_countries', cap: 'outbound_max_daily_cap_usd' },
+  );
+  if (issues.length > 0) throw invalidInput(issues);
+  return {
+    ...(countries === undefined ? {} : { outbound_countries: countries }),
+    ...(change.maxDailyCapUsd === undefined
+      ? {}
+      : {
+          outbound_max_daily_cap_usd:
+            change.maxDailyCapUsd === null ? null : formatCap(change.maxDailyCapUsd),
+        }),
+  };
+}
+
 export function createCustomersService(deps: {
   db: Database;
   clock: Clock;
   defaultRateLimit: number;
-  /** Every key carries its customer's ceiling: told at commit that all may have changed (others hear it). */
+  /** OUTBOUND_COUNTRIES_DEFAULT and OUTBOUND_MAX_DAILY_CAP_DEFAULT: the limits of customers without their own. */
+  outboundDefaults: OutboundLimits;
+  /** Every key carries its customer's ceiling and limits: told at commit that all may have changed (others hear it). */
   onKeysChanged: () => void;
 }) {
   const { db, clock } = deps;
+
+  const rowToCustomer = (r: CustomerRow): CustomerView => {
+    const limits = resolveLimits(r, deps.outboundDefaults);
+    return {
+      id: r.id,
+      name: r.name,
+      rate_limit_per_minute: r.rate_limit_per_minute,
+      outbound_countries: [...limits.countries],
+      outbound_countries_is_default: r.outbound_countries === null,
+      outbound_max_daily_cap_usd: limits.maxDailyCapUsd,
+      outbound_max_daily_cap_is_default: r.outbound_max_daily_cap_usd === null,
+      created_at: r.created_at.toISOString(),
+    };
+  };
+
+  /** A change every key of the customer carries: announced to every key cache. */
+  async function changeCustomer(id: string, changes: Parameters<typeof repo.updateCustomer>[2]) {
+    const row = await db.transaction().execute(async (tx) => {
+      const changed = await repo.updateCustomer(tx, id, changes);
+      // The empty payload: every key (the key cache's announceKeyChange(tx, null), which this floor cannot use).
+      if (changed) await notify(tx, 'api_keys_changed');
+      return changed;
+    });
+    if (!row) throw notFound('Customer');
+    deps.onKeysChanged();
+    return rowToCustomer(row);
+  }
+
+  async function getCustomer(id: string): Promise<CustomerView> {
+    const row = await repo.findCustomer(db, id);
+    if (!row) throw notFound('Customer');
+    return rowToCustomer(row);
+  }
+
   return {
     async createCustomer(input: { name: string; rateLimitPerMinute?: number }): Promise<CustomerView> {
       if (!input.name.trim()) throw invalidInput([{ path: ['name'], message: 'Name must not be empty.' }]);
@@ -45,6 +113,8 @@ export function createCustomersService(deps: {
         id: newUuid(),
         name: input.name.trim(),
         rate_limit_per_minute: perMinute,
+        outbound_countries: null,
+        outbound_max_daily_cap_usd: null,
         created_at: clock.now(),
       });
       return rowToCustomer(row);
@@ -52,22 +122,19 @@ export function createCustomersService(deps: {
     async listCustomers(): Promise<CustomerView[]> {
       return (await repo.listCustomers(db)).map(rowToCustomer);
     },
-    async getCustomer(id: string): Promise<CustomerView> {
-      const row = await repo.findCustomer(db, id);
-      if (!row) throw notFound('Customer');
-      return rowToCustomer(row);
-    },
+    getCustomer,
     async setRateLimit(id: string, perMinute: number): Promise<CustomerView> {
       checkCeiling(perMinute);
-      const row = await db.transaction().execute(async (tx) => {
-        const changed = await repo.setRateLimit(tx, id, perMinute);
-        // The empty payload: every key (the key cache's announceKeyChange(tx, null), which this floor cannot use).
-        if (changed) await notify(tx, 'api_keys_changed');
-        return changed;
-      });
-      if (!row) throw notFound('Customer');
-      deps.onKeysChanged();
-      return rowToCustomer(row);
+      return changeCustomer(id, { rate_limit_per_minute: perMinute });
+    },
+    /**
+     * The operator's bounds on the customer's keys. Lowering them narrows what existing keys can do at once: every
+     * check at call time holds a key to the overlap of its own allowlist and cap with these.
+     */
+    async setOutboundLimits(id: string, change: OutboundLimitsChange): Promise<CustomerView> {
+      const columns = limitsColumns(change);
+      if (Object.keys(columns).length === 0) return getCustomer(id);
+      return changeCustomer(id, columns);
     },
     isEmpty: async (): Promise<boolean> => !(await repo.hasAnyCustomer(db)),
   };

@@ -47,7 +47,7 @@ describe('dashboard API keys', () => {
       scopes: ['outbound_calls'], // ignored: the preset decides
       expires_at: '2099-12-31',
       daily_spend_cap_usd: '42.50',
-      allowed_countries: 'us, CA,GB',
+      allowed_countries: 'us, CA',
     });
     assert.equal(res.status, 303);
     const location = String(res.headers.location);
@@ -63,7 +63,7 @@ describe('dashboard API keys', () => {
     assert.deepEqual(key.scopes, ['read_assistants', 'read_calls', 'manage_webhooks']);
     assert.equal(key.expires_at, '2099-12-31T23:59:59.000Z');
     assert.equal(key.daily_spend_cap_usd, '42.50');
-    assert.deepEqual(key.allowed_countries, ['US', 'CA', 'GB']);
+    assert.deepEqual(key.allowed_countries, ['US', 'CA']);
     const who = await t.request('GET', '/api/v1/auth/whoami', { key: secret });
     assert.equal(who.status, 200);
     assert.equal(who.body.permissions.outbound_calls, false);
@@ -160,5 +160,71 @@ describe('dashboard API keys', () => {
     assert.doesNotMatch(page.text, /Rotate key/, 'a revoked key offers no actions');
     const again = await client.post(`/dashboard/keys/${keyId}/rotate`, { _csrf: client.csrf() });
     assert.equal(again.status, 409);
+  });
+
+  it("shows the customer's outbound limits on the form, filled in with what a key gets without choosing", async () => {
+    const page = await client.get('/dashboard/keys/new');
+    assert.match(page.text, /id="daily_spend_cap_usd"[^>]* value="100.00"/);
+    assert.match(page.text, /id="allowed_countries"[^>]* value="US, CA"/);
+    assert.match(page.text, /At most \$100\.00, the largest your account allows/);
+    assert.match(page.text, /Your account may call: <strong>US, CA<\/strong>/);
+  });
+
+  it("refuses the issue's key (KP, CU, SO, IR, SY; 9999999999.99) as form errors naming each bound, creating nothing", async () => {
+    const before = (await t.services.keys.listKeys({ customerId })).length;
+    const res = await create({
+      name: 'Everywhere',
+      preset: 'custom',
+      scopes: ['outbound_calls'],
+      daily_spend_cap_usd: '9999999999.99',
+      allowed_countries: 'KP, CU, SO, IR, SY',
+    });
+    assert.equal(res.status, 422, res.text.slice(0, 300));
+    assert.match(
+      res.text,
+      /<a href="#allowed_countries">KP, CU, SO, IR, SY are outside the countries this customer may call \(US, CA\), set by the operator\.<\/a>/,
+    );
+    assert.match(
+      res.text,
+      /<a href="#daily_spend_cap_usd">Must be at most 100\.00, the largest daily cap the operator allows this customer\.<\/a>/,
+    );
+    assert.match(res.text, /value="KP, CU, SO, IR, SY"/, 'what was typed is kept');
+    assert.equal((await t.services.keys.listKeys({ customerId })).length, before);
+  });
+
+  it('creates a key inside limits the operator widened, and shows what it can still do once they are lowered', async () => {
+    const other = (await newCustomer(t)).customerId;
+    await t.services.customers.setOutboundLimits(other, {
+      countries: ['US', 'GB', '+882'],
+      maxDailyCapUsd: '500',
+    });
+    const { client: theirs } = await signedIn(t, other);
+    try {
+      await theirs.get('/dashboard/keys/new');
+      const res = await theirs.post('/dashboard/keys', {
+        _csrf: theirs.csrf(),
+        name: 'Europe',
+        preset: 'custom',
+        scopes: 'outbound_calls',
+        daily_spend_cap_usd: '300',
+        allowed_countries: 'gb, +882',
+      });
+      assert.equal(res.status, 303, res.text.slice(0, 300));
+      const location = String(res.headers.location);
+      const key = await t.services.keys.getKey(location.split('/').pop() ?? '');
+      assert.deepEqual([key.allowed_countries, key.daily_spend_cap_usd], [['GB', '+882'], '300.00']);
+      assert.doesNotMatch((await theirs.get(location)).text, /outbound limits/);
+
+      await t.services.customers.setOutboundLimits(other, { countries: ['US', 'GB'], maxDailyCapUsd: '100' });
+      const page = await theirs.get(location);
+      assert.match(
+        page.text,
+        /<dt>Daily spend cap<\/dt><dd>\$100\.00<div class="small muted">Set to \$300\.00/,
+      );
+      assert.match(page.text, /<dt>Outbound countries<\/dt><dd>GB<div class="small muted">Set to GB, \+882;/);
+      assert.match((await theirs.get('/dashboard/keys')).text, /Held to your account's outbound limits/);
+    } finally {
+      await theirs.close();
+    }
   });
 });

@@ -2,7 +2,6 @@ import type { FastifyInstance } from 'fastify';
 import { AppError, notFound } from '../errors/app-error.ts';
 import { isUuid } from '../ids.ts';
 import type { KeyView } from '../keys/keys.service.ts';
-import { DEFAULT_ALLOWED_COUNTRIES, DEFAULT_DAILY_SPEND_CAP_USD } from '../keys/keys.service.ts';
 import { AUTOMATION_PRESET } from '../keys/scopes.ts';
 import { type DashboardContext, flash, seeOther, sendHtml, sessionOf, userOf } from './context.ts';
 import { asForm, field, fields } from './forms.ts';
@@ -64,15 +63,16 @@ export function registerKeysRoutes(app: FastifyInstance, ctx: DashboardContext):
 
   app.get('/keys/new', async (request, reply) => {
     const s = sessionOf(request);
+    const { limits, ...defaults } = await services.keys.newKeyDefaults(s.customerId);
     const values: NewKeyValues = {
       name: '',
       preset: 'automation',
       scopes: [...AUTOMATION_PRESET],
       expiresAt: '',
-      spendCap: DEFAULT_DAILY_SPEND_CAP_USD,
-      countries: DEFAULT_ALLOWED_COUNTRIES.join(', '),
+      spendCap: defaults.capUsd,
+      countries: defaults.countries.join(', '),
     };
-    return sendHtml(reply, newKeyPage({ user: userOf(s), values, issues: [] }));
+    return sendHtml(reply, newKeyPage({ user: userOf(s), values, limits, issues: [] }));
   });
 
   app.post('/keys', async (request, reply) => {
@@ -96,7 +96,12 @@ export function registerKeysRoutes(app: FastifyInstance, ctx: DashboardContext):
       if (!expiresAt || Number.isNaN(expiresAt.getTime()))
         issues.push({ field: 'expires_at', message: 'Give a date.' });
     }
-    if (issues.length > 0) return sendHtml(reply, newKeyPage({ user: userOf(s), values, issues }), 422);
+    // The form again, with the customer's limits beside the fields they bound.
+    const refuse = async (problems: { field?: string; message: string }[]) => {
+      const { limits } = await services.keys.newKeyDefaults(s.customerId);
+      return sendHtml(reply, newKeyPage({ user: userOf(s), values, limits, issues: problems }), 422);
+    };
+    if (issues.length > 0) return refuse(issues);
     try {
       const { key, secret } = await services.keys.createKey({
         customerId: s.customerId,
@@ -119,7 +124,7 @@ export function registerKeysRoutes(app: FastifyInstance, ctx: DashboardContext):
     } catch (error) {
       const problems = formIssues(error);
       if (!problems) throw error;
-      return sendHtml(reply, newKeyPage({ user: userOf(s), values, issues: problems }), 422);
+      return refuse(problems);
     }
   });
 

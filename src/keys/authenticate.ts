@@ -4,6 +4,7 @@ import type { Clock } from '../clock.ts';
 import type { Database } from '../db/database.ts';
 import { createWriteBehind } from '../db/write-behind.ts';
 import { AppError } from '../errors/app-error.ts';
+import { type OutboundLimits, resolveLimits } from '../outbound-limits.ts';
 import type { KeyCache } from './key-cache.ts';
 import { parseToken } from './key-format.ts';
 import { type KeyHasher, sameDigest } from './key-hash.ts';
@@ -22,8 +23,11 @@ export type Principal = {
   rateLimitPerMinute: number;
   /** Ceiling of the per-key window. */
   keyRateLimitPerMinute: number;
+  /** The key's own cap and allowlist, as stored. */
   dailySpendCapUsd: string;
   allowedCountries: string[];
+  /** Its customer's outbound limits, set by the operator (or the defaults): the key is held inside them. */
+  outboundLimits: OutboundLimits;
 };
 
 export type AuthFailureCode = 'auth.missing' | 'auth.invalid' | 'auth.revoked' | 'auth.expired';
@@ -50,6 +54,7 @@ export function createAuthenticator(deps: {
   clock: Clock;
   logger: Logger;
   defaultKeyRateLimit: number;
+  outboundDefaults: OutboundLimits;
   keyCache: KeyCache;
   lastUsedFlushMs?: number;
 }): Authenticator {
@@ -158,6 +163,7 @@ export function createAuthenticator(deps: {
         keyRateLimitPerMinute: row.key_rate_limit_per_minute ?? deps.defaultKeyRateLimit,
         dailySpendCapUsd: row.daily_spend_cap_usd,
         allowedCountries: row.allowed_countries,
+        outboundLimits: resolveLimits(row, deps.outboundDefaults),
       };
     },
 

@@ -5,7 +5,12 @@ import pg from 'pg';
 import { type Notifications, postgresNotifications } from '../db/notifications.ts';
 import { createLogger } from '../logger.ts';
 import { nextKeyChange } from '../testing/key-changes.ts';
-import { newCustomer, startTestApp, type TestApp } from '../testing/test-app.ts';
+import {
+  newCustomer,
+  PRODUCTION_OUTBOUND_DEFAULTS,
+  startTestApp,
+  type TestApp,
+} from '../testing/test-app.ts';
 import { type Authenticator, createAuthenticator, isFailure, type Principal } from './authenticate.ts';
 import { createKeyCache, type KeyCache } from './key-cache.ts';
 import { createKeyHasher } from './key-hash.ts';
@@ -53,6 +58,14 @@ describe('keys held in memory: a change applies to the very next request of the 
     assert.equal((await t.request('GET', WHOAMI, { key: rotated.secret })).status, 200);
   });
 
+  it("a customer's outbound limits", async () => {
+    const c = await newCustomer(t);
+    await twice(c.key);
+    await t.services.customers.setOutboundLimits(c.customerId, { countries: ['US'], maxDailyCapUsd: '20' });
+    const p = await t.services.authenticator.authenticate([`Bearer ${c.key}`]);
+    assert.deepEqual(isFailure(p) ? p : p.outboundLimits, { countries: ['US'], maxDailyCapUsd: '20.00' });
+  });
+
   it("a customer's ceiling", async () => {
     const c = await newCustomer(t, { rateLimitPerMinute: 50, keyRateLimitPerMinute: 600 });
     assert.equal((await twice(c.key)).headers['x-ratelimit-limit'], '50');
@@ -85,6 +98,7 @@ describe('keys held in memory by another instance over the same PostgreSQL', {
       clock: t.clock,
       logger: createLogger('silent'),
       defaultKeyRateLimit: 60,
+      outboundDefaults: PRODUCTION_OUTBOUND_DEFAULTS,
       keyCache: cache,
     });
     const up = new Promise<void>((resolve) => notifications.listen('api_keys_changed', () => {}, resolve));
@@ -132,13 +146,21 @@ describe('keys held in memory by another instance over the same PostgreSQL', {
     assert.equal(await failure(c.key), 'auth.revoked');
   });
 
-  it('a rotation and a customer ceiling change are heard too', async () => {
+  it("a rotation, a customer's ceiling and outbound limits changes are heard too", async () => {
     const c = await customer({ rateLimitPerMinute: 50 });
     assert.equal((await principal(c.key)).rateLimitPerMinute, 50);
     const ceiling = nextKeyChange(notifications);
     await t.services.customers.setRateLimit(c.customerId, 30);
     assert.equal(await ceiling, '');
     assert.equal((await principal(c.key)).rateLimitPerMinute, 30);
+
+    const limits = nextKeyChange(notifications);
+    await t.services.customers.setOutboundLimits(c.customerId, { countries: ['CA'] });
+    assert.equal(await limits, '');
+    assert.deepEqual((await principal(c.key)).outboundLimits, {
+      countries: ['CA'],
+      maxDailyCapUsd: '100.00',
+    });
 
     const rotation = nextKeyChange(notifications);
     const rotated = await t.services.keys.rotateKey(c.keyId);

@@ -50,6 +50,8 @@ const record = (id: string, customerId = 'c1'): KeyRecord => ({
   customer_id: customerId,
   customer_name: 'C',
   rate_limit_per_minute: 60,
+  outbound_countries: null,
+  outbound_max_daily_cap_usd: null,
 });
 
 const LIMITS: KeyCacheLimits = { maxKnown: 3, knownTtlMs: 60_000, maxUnknown: 2, unknownTtlMs: 10_000 };

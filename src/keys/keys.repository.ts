@@ -36,6 +36,8 @@ const bySecretHash = prepare((db, p: { hash: string }) =>
       'k.customer_id',
       'c.name as customer_name',
       'c.rate_limit_per_minute',
+      'c.outbound_countries',
+      'c.outbound_max_daily_cap_usd',
     ])
     .where('s.hash', '=', p.hash),
 );

@@ -1,24 +1,35 @@
-import { getCountries } from 'libphonenumber-js/max';
 import type { Clock } from '../clock.ts';
+import { findCustomer, findLimits } from '../customers/customers.repository.ts';
 import type { Database } from '../db/database.ts';
 import type { ApiKeyRow } from '../db/tables/keys.table.ts';
 import { AppError, type Issue, invalidInput, notFound } from '../errors/app-error.ts';
 import { newUuid } from '../ids.ts';
+import {
+  effectiveOutbound,
+  formatCap,
+  isCapAmount,
+  isRegion,
+  type KeyOutbound,
+  keyDefaults,
+  limitIssues,
+  normalizeRegions,
+  type OutboundLimits,
+  resolveLimits,
+  valueIssues,
+} from '../outbound-limits.ts';
 import { announceKeyChange, type KeyCache } from './key-cache.ts';
 import { displayPrefix, generateKey } from './key-format.ts';
 import type { KeyHasher } from './key-hash.ts';
 import * as repo from './keys.repository.ts';
 import { isScope, UNAVAILABLE_SCOPES } from './scopes.ts';
 
-export const DEFAULT_ALLOWED_COUNTRIES = ['US', 'CA'];
-export const DEFAULT_DAILY_SPEND_CAP_USD = '100.00';
-const KNOWN_COUNTRIES = new Set<string>(getCountries());
-
 export type KeysDeps = {
   db: Database;
   hasher: KeyHasher;
   clock: Clock;
   rotationGraceSeconds: number;
+  /** The outbound limits of customers without their own (OUTBOUND_COUNTRIES_DEFAULT, OUTBOUND_MAX_DAILY_CAP_DEFAULT). */
+  outboundDefaults: OutboundLimits;
   /** This instance's cache of verified keys: told of each change at commit (others hear the notification). */
   keyCache: Pick<KeyCache, 'changed'>;
 };
@@ -34,14 +45,23 @@ export type KeyView = {
   expires_at: string | null;
   daily_spend_cap_usd: string;
   allowed_countries: string[];
+  /** What the key can do: its cap and allowlist held to its customer's outbound limits. */
+  effective_daily_spend_cap_usd: string;
+  effective_allowed_countries: string[];
+  /** The stored cap or allowlist is wider than the customer's limits now allow. */
+  narrowed_by_customer_limits: boolean;
   rate_limit_per_minute: number | null;
   created_at: string;
   last_used_at: string | null;
   revoked_at: string | null;
 };
 
-export function rowToKeyView(row: ApiKeyRow, now: Date): KeyView {
+export function rowToKeyView(row: ApiKeyRow, now: Date, limits: OutboundLimits): KeyView {
   const status = row.revoked_at ? 'revoked' : row.expires_at && row.expires_at <= now ? 'expired' : 'active';
+  const effective = effectiveOutbound(
+    { countries: row.allowed_countries, capUsd: row.daily_spend_cap_usd },
+    limits,
+  );
   return {
     id: row.id,
     customer_id: row.customer_id,
@@ -52,6 +72,9 @@ export function rowToKeyView(row: ApiKeyRow, now: Date): KeyView {
     expires_at: row.expires_at?.toISOString() ?? null,
     daily_spend_cap_usd: row.daily_spend_cap_usd,
     allowed_countries: row.allowed_countries,
+    effective_daily_spend_cap_usd: effective.capUsd,
+    effective_allowed_countries: effective.countries,
+    narrowed_by_customer_limits: effective.narrowed,
     rate_limit_per_minute: row.rate_limit_per_minute,
     created_at: row.created_at.toISOString(),
     last_used_at: row.last_used_at?.toISOString() ?? null,
@@ -98,25 +121,49 @@ export function createKeysService(deps: KeysDeps) {
     return updated;
   }
 
+  /** Views of keys, each held to its customer's limits (read in one query for all). */
+  async function views(rows: ApiKeyRow[]): Promise<KeyView[]> {
+    const stored = await findLimits(db, [...new Set(rows.map((r) => r.customer_id))]);
+    const limits = new Map(stored.map((c) => [c.id, resolveLimits(c, deps.outboundDefaults)]));
+    const now = clock.now();
+    return rows.map((r) => rowToKeyView(r, now, limits.get(r.customer_id) ?? deps.outboundDefaults));
+  }
+  const view = async (row: ApiKeyRow): Promise<KeyView> => {
+    const [v] = await views([row]);
+    if (!v) throw notFound('API key');
+    return v;
+  };
+
+  async function limitsOf(customerId: string): Promise<OutboundLimits> {
+    const customer = await findCustomer(db, customerId);
+    if (!customer) throw notFound('Customer');
+    return resolveLimits(customer, deps.outboundDefaults);
+  }
+
+  /** A key's allowlist and cap: known values, inside its customer's limits (422 naming the field and the bound). */
+  function checkOutbound(
+    input: NewKeyInput,
+    limits: OutboundLimits,
+  ): { issues: Issue[]; outbound: KeyOutbound } {
+    const defaults = keyDefaults(limits);
+    const countries = input.allowedCountries ? normalizeRegions(input.allowedCountries) : defaults.countries;
+    const capUsd = input.dailySpendCapUsd ?? defaults.capUsd;
+    const issues = [
+      ...valueIssues({ countries, capUsd }, { countries: 'allowed_countries', cap: 'daily_spend_cap_usd' }),
+      ...limitIssues({ countries: countries.filter(isRegion), capUsd }, limits),
+    ];
+    return { issues, outbound: { countries, capUsd: isCapAmount(capUsd) ? formatCap(capUsd) : capUsd } };
+  }
+
   return {
     async createKey(input: NewKeyInput): Promise<{ key: KeyView; secret: string }> {
       const now = clock.now();
-      const countries = (input.allowedCountries ?? DEFAULT_ALLOWED_COUNTRIES).map((c) => c.toUpperCase());
-      const cap = input.dailySpendCapUsd ?? DEFAULT_DAILY_SPEND_CAP_USD;
+      const limits = await limitsOf(input.customerId);
+      const { issues: outboundIssues, outbound } = checkOutbound(input, limits);
       const issues: Issue[] = [
         ...(input.name.trim() ? [] : [{ path: ['name'], message: 'Name must not be empty.' }]),
         ...checkScopes(input.scopes),
-        ...countries
-          .filter((c) => !KNOWN_COUNTRIES.has(c))
-          .map((c) => ({ path: ['allowed_countries'], message: `Unknown country code "${c}".` })),
-        ...(/^\d{1,10}(\.\d{1,2})?$/.test(cap)
-          ? []
-          : [
-              {
-                path: ['daily_spend_cap_usd'],
-                message: 'Must be a non-negative amount with at most 2 decimals.',
-              },
-            ]),
+        ...outboundIssues,
         ...(input.rateLimitPerMinute == null ||
         (Number.isInteger(input.rateLimitPerMinute) &&
           input.rateLimitPerMinute >= 1 &&
@@ -136,8 +183,8 @@ export function createKeysService(deps: KeysDeps) {
         prefix: displayPrefix(secret),
         scopes: [...new Set(input.scopes)],
         expires_at: input.expiresAt ?? null,
-        daily_spend_cap_usd: cap,
-        allowed_countries: [...new Set(countries)],
+        daily_spend_cap_usd: outbound.capUsd,
+        allowed_countries: [...outbound.countries],
         rate_limit_per_minute: input.rateLimitPerMinute ?? null,
         created_at: now,
       };
@@ -146,7 +193,7 @@ export function createKeysService(deps: KeysDeps) {
         await announceKeyChange(tx, row.id);
       });
       keyCache.changed(row.id);
-      return { key: rowToKeyView({ ...row, revoked_at: null, last_used_at: null }, now), secret };
+      return { key: rowToKeyView({ ...row, revoked_at: null, last_used_at: null }, now, limits), secret };
     },
 
     /**
@@ -168,16 +215,15 @@ export function createKeysService(deps: KeysDeps) {
         return rotated;
       });
       keyCache.changed(keyId);
-      return { key: rowToKeyView(updated, now), secret, previousValidUntil: graceEnd.toISOString() };
+      return { key: await view(updated), secret, previousValidUntil: graceEnd.toISOString() };
     },
 
     /** Immediate and irreversible. */
     async revokeKey(keyId: string): Promise<KeyView> {
       const row = await requireKey(keyId);
-      const now = clock.now();
-      if (row.revoked_at) return rowToKeyView(row, now);
-      const updated = await changeKey(keyId, { revoked_at: now });
-      return rowToKeyView(updated ?? row, now);
+      if (row.revoked_at) return view(row);
+      const updated = await changeKey(keyId, { revoked_at: clock.now() });
+      return view(updated ?? row);
     },
 
     async setScopes(keyId: string, scopes: readonly string[]): Promise<KeyView> {
@@ -186,16 +232,21 @@ export function createKeysService(deps: KeysDeps) {
       const row = await requireKey(keyId);
       if (row.revoked_at) throw new AppError('resource.conflict', 'A revoked key cannot be changed.');
       const updated = await changeKey(keyId, { scopes: [...new Set(scopes)] });
-      return rowToKeyView(updated ?? row, clock.now());
+      return view(updated ?? row);
     },
 
     async listKeys(filter: { customerId?: string; prefix?: string }): Promise<KeyView[]> {
-      const now = clock.now();
-      return (await repo.listKeys(db, filter)).map((r) => rowToKeyView(r, now));
+      return views(await repo.listKeys(db, filter));
     },
 
     async getKey(keyId: string): Promise<KeyView> {
-      return rowToKeyView(await requireKey(keyId), clock.now());
+      return view(await requireKey(keyId));
+    },
+
+    /** What a new key of this customer gets without an allowlist or cap, and the limits it must lie inside. */
+    async newKeyDefaults(customerId: string): Promise<KeyOutbound & { limits: OutboundLimits }> {
+      const limits = await limitsOf(customerId);
+      return { ...keyDefaults(limits), limits };
     },
   };
 }

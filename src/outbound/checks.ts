@@ -1,10 +1,19 @@
-import { parsePhoneNumberFromString } from 'libphonenumber-js/max';
+import { type PhoneNumber, parsePhoneNumberFromString } from 'libphonenumber-js/max';
 import { AppError } from '../errors/app-error.ts';
 import type { ErrorCode } from '../errors/codes.ts';
 import { ESTIMATE_UNITS, formatUsd, toUnits } from '../lifecycle/billing.ts';
+import { capBound, effectiveCap, isRegion, type OutboundLimits, regionList } from '../outbound-limits.ts';
 
 export type CheckName = 'assistant' | 'number_type' | 'country' | 'spend_cap';
-export type Check = { name: CheckName; passed: boolean; code: ErrorCode | null; detail: string | null };
+/** Which bound refused: the key's own allowlist or cap, or its customer's limits set by the operator. */
+export type Bound = 'key' | 'customer';
+export type Check = {
+  name: CheckName;
+  passed: boolean;
+  code: ErrorCode | null;
+  detail: string | null;
+  bound: Bound | null;
+};
 
 export type AssistantInfo = {
   id: string;
@@ -22,12 +31,13 @@ const BLOCKED_TYPES: Record<string, string> = {
   PAGER: 'pager',
 };
 
-const pass = (name: CheckName): Check => ({ name, passed: true, code: null, detail: null });
-const failed = (name: CheckName, code: ErrorCode, detail: string): Check => ({
+const pass = (name: CheckName): Check => ({ name, passed: true, code: null, detail: null, bound: null });
+const failed = (name: CheckName, code: ErrorCode, detail: string, bound: Bound | null = null): Check => ({
   name,
   passed: false,
   code,
   detail,
+  bound,
 });
 
 export function assistantCheck(assistant: AssistantInfo | undefined, customerId: string): Check {
@@ -49,26 +59,44 @@ export function assistantCheck(assistant: AssistantInfo | undefined, customerId:
   return pass('assistant');
 }
 
+/** What an allowlist names the number by: its country (`GB`), or its non-geographic calling code (`+882`). */
+function regionOf(parsed: PhoneNumber | undefined): { country: string | null; region: string | null } {
+  const country = parsed?.country ?? null;
+  const code = parsed ? `+${parsed.countryCallingCode}` : '';
+  return { country, region: country ?? (isRegion(code) ? code : null) };
+}
+
+/**
+ * The number's type, then its region against both bounds: the customer's limits first (no key of the customer can
+ * call outside them, whatever its own allowlist says), then the key's allowlist.
+ */
 export function numberChecks(
   toNumber: string,
   allowedCountries: readonly string[],
+  limits: OutboundLimits,
 ): { checks: Check[]; country: string | null } {
   const parsed = parsePhoneNumberFromString(toNumber);
-  const country = parsed?.country ?? null;
   const blocked = BLOCKED_TYPES[parsed?.getType() ?? ''];
   const typeCheck = blocked
     ? failed('number_type', 'outbound.number_not_allowed', `Calls to ${blocked} numbers are not allowed.`)
     : pass('number_type');
-  const countryCheck =
-    country && allowedCountries.includes(country)
-      ? pass('country')
-      : failed(
-          'country',
-          'outbound.country_not_allowed',
-          country
-            ? `This API key may not call numbers in ${country}; its allowlist is ${allowedCountries.join(', ') || 'empty'}.`
-            : 'The number belongs to no country, and this API key may only call numbers in its allowlist.',
-        );
+  const { country, region } = regionOf(parsed);
+  const where = country ? `numbers in ${country}` : `numbers of the non-geographic code ${region}`;
+  const refused = (detail: string, bound: Bound | null) =>
+    failed('country', 'outbound.country_not_allowed', detail, bound);
+  const countryCheck = !region
+    ? refused('The number belongs to no country or code an allowlist can name, so no key may call it.', null)
+    : !limits.countries.includes(region)
+      ? refused(
+          `No API key of this customer may call ${where}: the outbound limits the operator set allow ${regionList(limits.countries)}.`,
+          'customer',
+        )
+      : !allowedCountries.includes(region)
+        ? refused(
+            `This API key may not call ${where}; its allowlist is ${regionList(allowedCountries)}.`,
+            'key',
+          )
+        : pass('country');
   return { checks: [typeCheck, countryCheck], country };
 }
 
@@ -80,9 +108,17 @@ export type SpendView = {
   resets_at: string;
 };
 
-/** The cap holds when what is settled or reserved today plus this call's estimate stays within it. */
-export function spendCheck(capUsd: string, usedUsd: string, now: Date): { check: Check; spend: SpendView } {
-  const cap = toUnits(capUsd);
+/**
+ * The cap holds when what is settled or reserved today plus this call's estimate stays within it. The cap is the
+ * lower of the key's own and the largest its customer's limits allow.
+ */
+export function spendCheck(
+  keyCapUsd: string,
+  limits: Pick<OutboundLimits, 'maxDailyCapUsd'>,
+  usedUsd: string,
+  now: Date,
+): { check: Check; spend: SpendView } {
+  const cap = toUnits(effectiveCap(keyCapUsd, limits));
   const used = toUnits(usedUsd);
   const resetsAt = new Date(Date.UTC(now.getUTCFullYear(), now.getUTCMonth(), now.getUTCDate() + 1));
   const remaining = cap - used > 0n ? cap - used : 0n;
@@ -93,14 +129,20 @@ export function spendCheck(capUsd: string, usedUsd: string, now: Date): { check:
     remaining_usd: formatUsd(remaining),
     resets_at: resetsAt.toISOString(),
   };
+  const bound = capBound(keyCapUsd, limits);
+  const whose =
+    bound === 'key'
+      ? `This API key's daily spend cap of $${spend.daily_cap_usd}`
+      : `The daily spend cap of $${spend.daily_cap_usd} that the operator allows each key of this customer (this key's own is $${keyCapUsd})`;
   const check =
     used + ESTIMATE_UNITS <= cap
       ? pass('spend_cap')
       : failed(
           'spend_cap',
           'outbound.spend_cap_exceeded',
-          `This API key's daily spend cap of $${spend.daily_cap_usd} would be exceeded: $${spend.used_today_usd} is spent or ` +
+          `${whose} would be exceeded: $${spend.used_today_usd} is spent or ` +
             `reserved today (UTC) and a call reserves $${spend.call_estimate_usd} until it ends. The cap resets at ${spend.resets_at}.`,
+          bound,
         );
   return { check, spend };
 }

@@ -27,9 +27,9 @@ export async function dryRun(
   const now = deps.clock.now();
   const assistant = await findAssistant(deps.db, body.assistant_id);
   const owned = assistantCheck(assistant, p.customerId);
-  const numbers = numberChecks(body.to_number, p.allowedCountries);
+  const numbers = numberChecks(body.to_number, p.allowedCountries, p.outboundLimits);
   const used = await spentOnDay(deps.db, p.keyId, utcDay(now));
-  const { check, spend } = spendCheck(p.dailySpendCapUsd, used, now);
+  const { check, spend } = spendCheck(p.dailySpendCapUsd, p.outboundLimits, used, now);
   const checks = [owned, ...numbers.checks, check];
   return {
     allowed: checks.every((c) => c.passed),

@@ -41,7 +41,8 @@ export function registerCreateOutboundCall(app: FastifyInstance, outbound: Outbo
         summary: 'Place an outbound call',
         description:
           "Checks the assistant, the number (type and the key's country allowlist) and the key's daily spend cap, " +
-          'then asks the voice provider to place the call: 201 with the queued call; lifecycle webhooks follow. ' +
+          "each held to the outbound limits the operator set for the key's customer (a dry run's checks name the " +
+          'bound that refused), then asks the voice provider to place the call: 201 with the queued call; lifecycle webhooks follow. ' +
           'Send an `Idempotency-Key` (1–255 printable ASCII characters) to make retries safe: the same key and ' +
           'body within 24 h answer with the first response (`Idempotent-Replayed: true`); the same key with ' +
           'another body is 409. With `?dry_run=true`: 200 with every check, nothing placed or reserved.',

@@ -55,7 +55,9 @@ export const outboundCallBody = z.strictObject({
       if (!check.ok) ctx.addIssue({ code: 'custom', message: check.reason });
     })
     .meta({
-      description: "E.164 destination, in a country of the key's allowlist.",
+      description:
+        "E.164 destination, in a country of the key's allowlist (a number of no country, such as +882…, only " +
+        'where the allowlist names its code).',
       examples: ['+14155550123'],
     }),
   callback_url: optional(callbackUrl).meta({

@@ -8,6 +8,7 @@ import { newUuid } from '../ids.ts';
 import type { Principal } from '../keys/authenticate.ts';
 import { ESTIMATE_UNITS, formatUsd, MAX_CALL_SECONDS } from '../lifecycle/billing.ts';
 import { lockPlacedCall, recordProviderCall, trackPlacedCall } from '../lifecycle/placement.ts';
+import type { OutboundLimits } from '../outbound-limits.ts';
 import type { AgentLink, VoiceProvider } from '../provider/interface.ts';
 import { recordCallback } from './callbacks.ts';
 import { assistantCheck, numberChecks, spendCheck, throwFirstFailure } from './checks.ts';
@@ -31,6 +32,8 @@ export function createOutboundService(deps: {
   provider: VoiceProvider;
   /** The operator's webhook target policy, which callback_url follows too. */
   webhooks: TargetPolicy;
+  /** The limits of customers without their own: the largest cap is read afresh under the key's lock. */
+  outboundDefaults: OutboundLimits;
   /** The provider places calls as an upstream agent (ElevenLabs): an assistant must be linked to one. */
   requireAgentLink?: boolean;
   /**
@@ -79,7 +82,7 @@ export function createOutboundService(deps: {
       const assistant = await findAssistant(tx, body.assistant_id);
       throwFirstFailure([
         assistantCheck(assistant, p.customerId),
-        ...numberChecks(body.to_number, p.allowedCountries).checks,
+        ...numberChecks(body.to_number, p.allowedCountries, p.outboundLimits).checks,
       ]);
       if (!assistant) throw new AppError('resource.not_found', 'Assistant not found.');
       const from = assistant.phone_numbers[0] ?? '';
@@ -89,7 +92,8 @@ export function createOutboundService(deps: {
       if (!key) throw new AppError('auth.revoked', 'The API key no longer exists.');
       if (!(await spend.findReservation(tx, callId))) {
         const used = await spend.spentOnDay(tx, p.keyId, utcDay(now));
-        throwFirstFailure([spendCheck(key.daily_spend_cap_usd, used, now).check]);
+        const maxDailyCapUsd = key.outbound_max_daily_cap_usd ?? deps.outboundDefaults.maxDailyCapUsd;
+        throwFirstFailure([spendCheck(key.daily_spend_cap_usd, { maxDailyCapUsd }, used, now).check]);
       }
       await repo.insertOutboundCall(tx, newCallRow(p, body, assistant, callId, now));
       await trackPlacedCall(tx, callId, p.customerId, now);

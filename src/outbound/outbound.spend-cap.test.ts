@@ -85,6 +85,7 @@ describe('daily spend cap and allowlist', () => {
         passed: true,
         code: null,
         detail: null,
+        bound: null,
       })),
       to_number: ANSWERS,
       country: 'US',
@@ -126,7 +127,7 @@ describe('daily spend cap and allowlist', () => {
   });
 
   it('lets a key call the countries of its own allowlist', async () => {
-    const c = await newCaller(t, { countries: ['GB', 'FR'] });
+    const c = await newCaller(t, { countries: ['GB', 'FR'], limits: { countries: ['US', 'GB', 'FR'] } });
     assert.equal((await placeCall(t, c, { to_number: '+442071838750' })).status, 201);
     assert.equal((await placeCall(t, c, { to_number: '+33142685300' })).status, 201);
     const us = await placeCall(t, c, { to_number: ANSWERS });

@@ -51,13 +51,33 @@ export const dryRunSchema = z
           .nullable()
           .meta({ description: 'The error code a placement would answer with; null when passed.' }),
         detail: z.string().nullable(),
+        bound: z
+          .enum(['key', 'customer'])
+          .nullable()
+          .meta({
+            description:
+              "Which bound refused: `key`, the key's own allowlist or daily cap (change the key); `customer`, the " +
+              'outbound limits the operator set for your account, which hold every key (ask the operator). Null when ' +
+              'the check passed or is not a bound.',
+          }),
       }),
     ),
     to_number: z.string(),
-    country: z.string().nullable().meta({ description: 'ISO 3166-1 alpha-2 country of to_number.' }),
+    country: z
+      .string()
+      .nullable()
+      .meta({
+        description:
+          'ISO 3166-1 alpha-2 country of to_number; null for a number of no country (+800, +870, +882, …), which an ' +
+          'allowlist names by its code.',
+      }),
     from_number: z.string().nullable(),
     spend: z.object({
-      daily_cap_usd: usd,
+      daily_cap_usd: z.string().meta({
+        description:
+          "The cap this key is held to, in US dollars: the lower of its own and its customer's largest.",
+        examples: ['100.00'],
+      }),
       used_today_usd: usd,
       call_estimate_usd: usd,
       remaining_usd: usd,

@@ -1,16 +1,20 @@
 import { sql } from 'kysely';
 import type { Database } from '../db/database.ts';
 
-/** Locks the key's row: reservations against one key's cap are taken one at a time. */
+/**
+ * Locks the key's row (not its customer's): reservations against one key's cap are taken one at a time. With the
+ * key's cap, its customer's largest (null: the default), read in the same statement.
+ */
 export async function lockKey(
   tx: Database,
   keyId: string,
-): Promise<{ daily_spend_cap_usd: string } | undefined> {
+): Promise<{ daily_spend_cap_usd: string; outbound_max_daily_cap_usd: string | null } | undefined> {
   return tx
-    .selectFrom('api_keys')
-    .select('daily_spend_cap_usd')
-    .where('id', '=', keyId)
-    .forUpdate()
+    .selectFrom('api_keys as k')
+    .innerJoin('customers as c', 'c.id', 'k.customer_id')
+    .select(['k.daily_spend_cap_usd', 'c.outbound_max_daily_cap_usd'])
+    .where('k.id', '=', keyId)
+    .forUpdate('k')
     .executeTakeFirst();
 }
 

@@ -1,3 +1,4 @@
+import type { OutboundLimitsChange } from '../customers/customers.service.ts';
 import type { AssistantRow } from '../db/tables/assistants.table.ts';
 import { GRANTABLE_SCOPES } from '../keys/scopes.ts';
 import { runProviderTick } from '../lifecycle/driver.ts';
@@ -10,12 +11,22 @@ export const NO_ANSWER = '+14155550192';
 
 export type Caller = { customerId: string; keyId: string; key: string; assistant: AssistantRow };
 
-/** A fresh customer with an active assistant that has a number, and a key (options: cap, countries, scopes). */
+/**
+ * A fresh customer with an active assistant that has a number, and a key (options: cap, countries, scopes; the
+ * customer's outbound limits, set by the operator before the key is made).
+ */
 export async function newCaller(
   t: TestApp,
-  o: { cap?: string; countries?: string[]; scopes?: readonly string[]; rateLimitPerMinute?: number } = {},
+  o: {
+    cap?: string;
+    countries?: string[];
+    scopes?: readonly string[];
+    rateLimitPerMinute?: number;
+    limits?: OutboundLimitsChange;
+  } = {},
 ): Promise<Caller> {
   const c = await newCustomer(t, { rateLimitPerMinute: o.rateLimitPerMinute ?? 600, scopes: [] });
+  if (o.limits) await t.services.customers.setOutboundLimits(c.customerId, o.limits);
   const { key, secret } = await t.services.keys.createKey({
     customerId: c.customerId,
     name: 'outbound',

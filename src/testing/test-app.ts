@@ -6,6 +6,7 @@ import type { FastifyInstance, RouteOptions } from 'fastify';
 import { Agent, type buildConnector, request } from 'undici';
 import { buildApp } from '../app.ts';
 import { type Clock, ManualClock } from '../clock.ts';
+import { loadConfig } from '../config.ts';
 import { createSecretBox } from '../crypto/secret-box.ts';
 import type { DashboardSettings } from '../dashboard/context.ts';
 import type { Database } from '../db/database.ts';
@@ -18,6 +19,7 @@ import { createLogger } from '../logger.ts';
 import { checkResponses, type ResponseMismatch } from '../openapi/response-check.ts';
 import { createMetrics } from '../ops/metrics.ts';
 import { databaseProbe, type ReadinessProbe } from '../ops/ops.routes.ts';
+import type { OutboundLimits } from '../outbound-limits.ts';
 import type { RateLimiter } from '../rate-limit/interface.ts';
 import { createMemoryLimiter } from '../rate-limit/memory.ts';
 import { createServices, type ProviderChoice, type Services } from '../services.ts';
@@ -89,6 +91,8 @@ export type TestAppOptions = {
   serverSecret?: string;
   /** The notifications the app's key cache listens to (default: the test database's own). */
   notifications?: Notifications;
+  /** OUTBOUND_COUNTRIES_DEFAULT and OUTBOUND_MAX_DAILY_CAP_DEFAULT (default: the production defaults). */
+  outboundDefaults?: OutboundLimits;
   /** Extra routes or hooks, registered before the app listens (e.g. a route that fails on purpose). */
   register?: (app: FastifyInstance) => void;
   readinessProbes?: ReadinessProbe[];
@@ -104,6 +108,13 @@ export type TestAppOptions = {
 const describeMismatch = (m: ResponseMismatch, body: string): string =>
   `${m.method} ${m.url} answered ${m.status}, which does not match its documented response schema ` +
   `(src/openapi): ${m.problem}${body ? `\nBody: ${body.slice(0, 500)}` : ''}`;
+
+const production = loadConfig({});
+/** What an operator who sets no OUTBOUND_* variable runs with. */
+export const PRODUCTION_OUTBOUND_DEFAULTS: OutboundLimits = {
+  countries: production.outboundCountriesDefault,
+  maxDailyCapUsd: production.outboundMaxDailyCapDefault,
+};
 
 let certificate: Promise<{ key: string; cert: string }> | null = null;
 
@@ -152,6 +163,7 @@ export async function startTestApp(options: TestAppOptions = {}): Promise<TestAp
     rotationGraceSeconds: options.rotationGraceSeconds ?? 3600,
     defaultRateLimit: 60,
     defaultKeyRateLimit: 60,
+    outboundDefaults: options.outboundDefaults ?? PRODUCTION_OUTBOUND_DEFAULTS,
   });
   const limiter = options.limiter ?? createMemoryLimiter();
   const metrics = createMetrics();

@@ -1,5 +1,6 @@
 import type { KeyView } from '../../keys/keys.service.ts';
 import { AUTOMATION_PRESET, SCOPES, UNAVAILABLE_SCOPES } from '../../keys/scopes.ts';
+import { type OutboundLimits, regionList } from '../../outbound-limits.ts';
 import { attr, html, type SafeHtml } from '../html.ts';
 import type { Flash } from '../sessions.service.ts';
 import { badge, time, usd } from './format.ts';
@@ -20,6 +21,12 @@ export function statusBadge(k: KeyView): SafeHtml {
   return badge('Revoked', 'bad');
 }
 
+/** A key whose stored cap or allowlist is wider than its customer's limits now allow says so. */
+const narrowedNote = (k: KeyView): SafeHtml | string =>
+  k.narrowed_by_customer_limits
+    ? html`<div class="small muted">Held to your account's outbound limits</div>`
+    : '';
+
 const scopeList = (scopes: string[]): SafeHtml =>
   scopes.length === 0
     ? html`<span class="muted">none</span>`
@@ -36,7 +43,7 @@ export function keysListPage(p: {
   <th scope="row"><a href="/dashboard/keys/${k.id}">${k.name}</a></th>
   <td data-label="Prefix"><code>${k.prefix}…</code></td>
   <td data-label="Scopes">${scopeList(k.scopes)}</td>
-  <td data-label="Status">${statusBadge(k)}${p.graceEnds.has(k.id) ? html`<div class="small muted">previous value valid until ${time(p.graceEnds.get(k.id))}</div>` : ''}</td>
+  <td data-label="Status">${statusBadge(k)}${p.graceEnds.has(k.id) ? html`<div class="small muted">previous value valid until ${time(p.graceEnds.get(k.id))}</div>` : ''}${narrowedNote(k)}</td>
   <td data-label="Expires">${k.expires_at ? time(k.expires_at) : html`<span class="muted">never</span>`}</td>
   <td data-label="Last used">${k.last_used_at ? time(k.last_used_at) : html`<span class="muted">never</span>`}</td>
   <td data-label="Created">${time(k.created_at)}</td>
@@ -88,6 +95,8 @@ export type NewKeyValues = {
 export function newKeyPage(p: {
   user: PageUser;
   values: NewKeyValues;
+  /** The customer's outbound limits, set by the operator: the cap and countries must lie inside them. */
+  limits: OutboundLimits;
   issues: { field?: string; message: string }[];
 }): SafeHtml {
   const v = p.values;
@@ -124,13 +133,14 @@ ${issuesBlock(p.issues)}
     </div>
     <div class="field">
       <label for="daily_spend_cap_usd">Daily outbound spend cap (USD)</label>
-      <input id="daily_spend_cap_usd" name="daily_spend_cap_usd" inputmode="decimal" pattern="\\d{1,10}(\\.\\d{1,2})?" required value="${v.spendCap}">
+      <input id="daily_spend_cap_usd" name="daily_spend_cap_usd" inputmode="decimal" pattern="\\d{1,10}(\\.\\d{1,2})?" required value="${v.spendCap}" aria-describedby="cap-help">
+      <p class="help" id="cap-help">At most ${usd(p.limits.maxDailyCapUsd)}, the largest your account allows.</p>
     </div>
   </div>
   <div class="field">
     <label for="allowed_countries">Countries for outbound calls</label>
     <input id="allowed_countries" name="allowed_countries" required value="${v.countries}" aria-describedby="countries-help">
-    <p class="help" id="countries-help">ISO country codes separated by commas, e.g. <code>US, CA</code>.</p>
+    <p class="help" id="countries-help">ISO country codes separated by commas, e.g. <code>US, CA</code>; numbers of no country by their code, e.g. <code>+882</code>. Your account may call: <strong>${regionList(p.limits.countries)}</strong>.</p>
   </div>
   <div class="actions">
     <button class="button primary" type="submit">Create key</button>
@@ -162,8 +172,8 @@ ${issuesBlock(p.issues)}
   <div><dt>Created</dt><dd>${time(k.created_at)}</dd></div>
   <div><dt>Last used</dt><dd>${k.last_used_at ? time(k.last_used_at) : 'never'}</dd></div>
   <div><dt>Expires</dt><dd>${k.expires_at ? time(k.expires_at) : 'never'}</dd></div>
-  <div><dt>Daily spend cap</dt><dd>${usd(k.daily_spend_cap_usd)}</dd></div>
-  <div><dt>Outbound countries</dt><dd>${k.allowed_countries.join(', ') || 'none'}</dd></div>
+  <div><dt>Daily spend cap</dt><dd>${usd(k.effective_daily_spend_cap_usd)}${k.effective_daily_spend_cap_usd === k.daily_spend_cap_usd ? '' : html`<div class="small muted">Set to ${usd(k.daily_spend_cap_usd)}; your account's outbound limits allow at most ${usd(k.effective_daily_spend_cap_usd)}.</div>`}</dd></div>
+  <div><dt>Outbound countries</dt><dd>${regionList(k.effective_allowed_countries)}${k.effective_allowed_countries.length === k.allowed_countries.length ? '' : html`<div class="small muted">Set to ${regionList(k.allowed_countries)}; your account's outbound limits leave only these.</div>`}</dd></div>
   ${k.revoked_at ? html`<div><dt>Revoked</dt><dd>${time(k.revoked_at)}</dd></div>` : ''}
   ${p.graceEnd ? html`<div><dt>Previous value</dt><dd>valid until ${time(p.graceEnd)} (rotation grace period)</dd></div>` : ''}
 </dl>

@@ -68,13 +68,13 @@ export function usagePage(p: {
   const spendRows = keysShown.map((k) => {
     const todaySpend = spend.get(`${k.id}|${today}`) ?? '0';
     const periodSpend = report.days.reduce((sum, d) => addMoney(sum, spend.get(`${k.id}|${d}`) ?? '0'), '0');
-    const cap = Number(k.daily_spend_cap_usd);
+    const cap = Number(k.effective_daily_spend_cap_usd);
     const used = Number(todaySpend);
     const pct = cap > 0 ? Math.round((used / cap) * 100) : used > 0 ? 100 : 0;
     return html`<tr>
   <th scope="row"><a href="/dashboard/keys/${k.id}">${k.name}</a> ${statusBadge(k)}</th>
   <td class="num">${usd(todaySpend)}</td>
-  <td class="num">${usd(k.daily_spend_cap_usd)}</td>
+  <td class="num">${usd(k.effective_daily_spend_cap_usd)}</td>
   <td><meter min="0" max="${cap > 0 ? cap : 1}" low="${cap * 0.7}" high="${cap * 0.9}" optimum="0" value="${Math.min(used, cap > 0 ? cap : 1)}" aria-label="${k.name}: ${pct}% of today's cap">${pct}%</meter> <span class="small">${pct}%</span></td>
   <td class="num">${usd(periodSpend)}</td>
 </tr>`;

@@ -4,6 +4,10 @@ export interface CustomersTable {
   id: string;
   name: string;
   rate_limit_per_minute: number;
+  /** Regions any key of the customer may call (ISO codes, `+882`-style codes); null: OUTBOUND_COUNTRIES_DEFAULT. */
+  outbound_countries: string[] | null;
+  /** numeric(12,2): the largest daily cap a key may have; null: OUTBOUND_MAX_DAILY_CAP_DEFAULT. */
+  outbound_max_daily_cap_usd: string | null;
   created_at: Date;
 }
 export type CustomerRow = Selectable<CustomersTable>;
