@@ -71,6 +71,60 @@ describe('the worker entry (src/worker.ts) as configured', () => {
     }
   });
 
+  it('a refused target: the delivery log says what kind of address it resolved to, the operator log which one', async () => {
+    // As above: a clock in 2001, where only this test's delivery is due for this worker.
+    const T0 = new Date('2001-01-02T00:00:00Z');
+    const c = await newCustomer(t);
+    // The test app allows private targets at registration; the worker runs under the production defaults.
+    const sub = await t.request('POST', '/api/v1/webhook-subscriptions', {
+      key: c.key,
+      body: { url: 'https://10.1.2.3:9/hooks', events: ['call.completed'] },
+    });
+    assert.equal(sub.status, 201, sub.text);
+    const { callId } = await callFor(t, c.customerId);
+    const event = await emitEvent(t, c.customerId, callId);
+    await t.db
+      .updateTable('webhook_deliveries')
+      .set({ next_attempt_at: T0 })
+      .where('event_id', '=', event.id)
+      .execute();
+
+    const lines: { msg: string; host?: string; address?: string }[] = [];
+    const runtime = {
+      config: loadConfig({}),
+      database: await testDatabase(),
+      services: t.services,
+      secretBox: createSecretBox(SERVER_SECRET),
+      metrics: createMetrics(),
+      clock: new ManualClock(new Date(T0.getTime() + 1_000)),
+      logger: createLogger('info', { write: (line: string) => lines.push(JSON.parse(line)) }),
+    } as unknown as Runtime;
+    const { worker, close } = createConfiguredWorker(runtime);
+    worker.start();
+    try {
+      const deadline = Date.now() + 20_000;
+      const attempted = () =>
+        t.db
+          .selectFrom('webhook_attempts')
+          .innerJoin('webhook_deliveries', 'webhook_deliveries.id', 'webhook_attempts.delivery_id')
+          .select('webhook_attempts.error')
+          .where('webhook_deliveries.event_id', '=', event.id)
+          .executeTakeFirst();
+      while (!(await attempted()) && Date.now() < deadline) await new Promise((r) => setTimeout(r, 20));
+    } finally {
+      await close();
+    }
+    const res = await t.request('GET', `/api/v1/webhook-events?call_id=${callId}`, { key: c.key });
+    assert.equal(res.status, 200, res.text);
+    const [attempt] = res.body.data[0].deliveries[0].attempt_log;
+    assert.equal(
+      attempt.error,
+      "the target's host resolved to a private or reserved address, which is not allowed for webhooks",
+    );
+    const refused = lines.find((l) => l.msg.startsWith('webhook target refused'));
+    assert.deepEqual([refused?.host, refused?.address], ['10.1.2.3', '10.1.2.3']);
+  });
+
   it('on PGlite, which has no autovacuum, vacuums (src/maintenance/embedded-vacuum.ts); on PostgreSQL, autovacuum does', async () => {
     const pglite = await openDatabase({});
     await migrateToLatest(pglite.db);
