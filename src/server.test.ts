@@ -5,6 +5,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { describe, it } from 'node:test';
 import { Agent, request } from 'undici';
+import { KEPT_IN_DATA_DIR } from './storage.ts';
 import { notPrivate } from './testing/file-modes.ts';
 
 /** `npm start` as package.json says: `prestart` (the bundle, rebuilt when the sources changed), then its command. */
@@ -78,6 +79,12 @@ describe('npm start (serve) on the embedded default', () => {
         notPrivate(dir),
         [],
         'the demo data, the certificate, the secret and the lock are private',
+      );
+      const kept: readonly string[] = KEPT_IN_DATA_DIR;
+      assert.deepEqual(
+        fs.readdirSync(dir).filter((name) => !kept.includes(name)),
+        [],
+        'everything the server writes there is what makePrivate is told it keeps',
       );
       child.kill('SIGTERM');
       assert.equal(await exited, 0);

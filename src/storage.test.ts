@@ -9,7 +9,7 @@ import { loadConfig } from './config.ts';
 import type { Database } from './db/database.ts';
 import { loadTls } from './http/tls.ts';
 import { loadServerSecret } from './server-secret.ts';
-import { openStorage } from './storage.ts';
+import { KEPT_IN_DATA_DIR, openStorage } from './storage.ts';
 import { entriesUnder, notPrivate } from './testing/file-modes.ts';
 
 const tmp = () => fs.mkdtempSync(path.join(os.tmpdir(), 'vca-storage-'));
@@ -55,6 +55,12 @@ describe('the embedded data folder is private to the service’s user (issue 34)
       loadServerSecret(undefined, dataDir);
       await loadTls({ dataDir });
       assert.deepEqual(notPrivate(dataDir), []);
+      const kept: readonly string[] = KEPT_IN_DATA_DIR;
+      assert.deepEqual(
+        fs.readdirSync(dataDir).filter((name) => !kept.includes(name)),
+        [],
+        'all of it is what makePrivate is told the service keeps',
+      );
       const before = entriesUnder(dataDir);
       await writeData(storage.database.db, 'written');
       assert.ok(entriesUnder(dataDir) > before, 'new relation files and WAL segments were written');
@@ -140,19 +146,27 @@ describe('the embedded data folder is private to the service’s user (issue 34)
     assert.equal(fs.existsSync(path.join(dataDir, 'service.lock')), false);
   });
 
-  it('with DATABASE_URL, the folder (server secret, certificate) is private too, and holds no database', {
+  it("with DATABASE_URL the folder is not the database's: left as it is (a shared /tmp even), what the service writes there is private", {
     skip: !process.env.DATABASE_URL && 'needs DATABASE_URL',
   }, async () => {
-    const dataDir = tmp();
-    fs.mkdirSync(path.join(dataDir, 'tls'));
-    fs.writeFileSync(path.join(dataDir, 'server-secret'), 's');
-    fs.writeFileSync(path.join(dataDir, 'tls', 'key.pem'), 'k');
-    loosen(dataDir);
+    const shared = tmp();
+    fs.chmodSync(shared, 0o1777);
+    fs.writeFileSync(path.join(shared, 'someone-elses'), '', { mode: 0o644 });
     const storage = await openStorage(
-      loadConfig({ DATA_DIR: dataDir, DATABASE_URL: process.env.DATABASE_URL }),
+      loadConfig({ DATA_DIR: shared, DATABASE_URL: process.env.DATABASE_URL }),
     );
     await storage.close();
+    assert.equal(fs.statSync(shared).mode & 0o7777, 0o1777);
+    assert.equal(fs.statSync(path.join(shared, 'someone-elses')).mode & 0o777, 0o644);
+
+    const dataDir = path.join(tmp(), 'data');
+    const again = await openStorage(
+      loadConfig({ DATA_DIR: dataDir, DATABASE_URL: process.env.DATABASE_URL }),
+    );
+    await again.close();
+    assert.equal(fs.existsSync(dataDir), false, 'not made when nothing needs it');
+    loadServerSecret(undefined, dataDir);
+    await loadTls({ dataDir });
     assert.deepEqual(notPrivate(dataDir), []);
-    assert.deepEqual(fs.readdirSync(dataDir).sort(), ['server-secret', 'tls']);
   });
 });
