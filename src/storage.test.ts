@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { afterEach, beforeEach, describe, it } from 'node:test';
+import { describe, it } from 'node:test';
 import { PGlite } from '@electric-sql/pglite';
 import { sql } from 'kysely';
 import { loadConfig } from './config.ts';
@@ -10,7 +10,7 @@ import type { Database } from './db/database.ts';
 import { loadTls } from './http/tls.ts';
 import { loadServerSecret } from './server-secret.ts';
 import { KEPT_IN_DATA_DIR, openStorage } from './storage.ts';
-import { entriesUnder, notPrivate } from './testing/file-modes.ts';
+import { entriesUnder, notPrivate, underLoosestUmask } from './testing/file-modes.ts';
 
 const tmp = () => fs.mkdtempSync(path.join(os.tmpdir(), 'vca-storage-'));
 
@@ -37,14 +37,7 @@ function loosen(dir: string): void {
 }
 
 describe('the embedded data folder is private to the service’s user (issue 34)', () => {
-  let umask: number;
-  beforeEach(() => {
-    // The loosest umask an operator could start the service with.
-    umask = process.umask(0);
-  });
-  afterEach(() => {
-    process.umask(umask);
-  });
+  underLoosestUmask();
 
   it('a new folder (from the template) is private at start, with what PostgreSQL writes afterwards and at close', async () => {
     const dataDir = path.join(tmp(), 'data');

@@ -4,9 +4,9 @@ import fs from 'node:fs';
 import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
-import { afterEach, beforeEach, describe, it } from 'node:test';
+import { describe, it } from 'node:test';
 import { KEPT_IN_DATA_DIR } from '../storage.ts';
-import { notPrivate } from '../testing/file-modes.ts';
+import { notPrivate, underLoosestUmask } from '../testing/file-modes.ts';
 import { DataDirUnsafeError, keepNewFilesPrivate, makePrivate } from './private-data-dir.ts';
 
 const tmp = () => fs.mkdtempSync(path.join(os.tmpdir(), 'vca-private-'));
@@ -14,13 +14,7 @@ const modeOf = (p: string) => fs.lstatSync(p).mode & 0o7777;
 const KEPT = KEPT_IN_DATA_DIR;
 
 describe('makePrivate: the data folder is its user’s alone', () => {
-  let umask: number;
-  beforeEach(() => {
-    umask = process.umask(0);
-  });
-  afterEach(() => {
-    process.umask(umask);
-  });
+  underLoosestUmask();
 
   it('sets every folder to 0700 and everything else to 0600 in what the service keeps, whatever it finds (a restore under umask 000)', async () => {
     const dir = tmp();

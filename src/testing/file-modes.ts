@@ -1,5 +1,6 @@
 import fs from 'node:fs';
 import path from 'node:path';
+import { afterEach, beforeEach } from 'node:test';
 
 /**
  * Every entry under `dir` (itself included) that is not private to this process's user: a folder not 0700,
@@ -21,3 +22,14 @@ export function notPrivate(dir: string): string[] {
 
 /** How many entries are under `dir`, itself included. */
 export const entriesUnder = (dir: string): number => 1 + fs.readdirSync(dir, { recursive: true }).length;
+
+/** Runs each test of the calling suite under umask 000, the loosest an operator could start the service with. */
+export function underLoosestUmask(): void {
+  let umask = 0;
+  beforeEach(() => {
+    umask = process.umask(0);
+  });
+  afterEach(() => {
+    process.umask(umask);
+  });
+}

@@ -2,8 +2,8 @@ import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
 import { after, before, describe, it } from 'node:test';
 import type { Kysely } from 'kysely';
-import { newCustomer, startTestApp, type TestApp } from '../../testing/test-app.ts';
-import { callFor, emitEvent } from '../../testing/webhook.fixtures.ts';
+import { startTestApp, type TestApp } from '../../testing/test-app.ts';
+import { subscribedEvent } from '../../testing/webhook.fixtures.ts';
 import { up } from './20261126_0120_refused_target_errors.ts';
 
 const NAMED = 'Target address 10.1.2.3 is not allowed for webhooks';
@@ -18,14 +18,10 @@ describe('migration 20261126_0120: refused targets in the logs kept from before'
   after(() => t.close());
 
   it('rewrites the errors that named the address, and no other error', async () => {
-    const c = await newCustomer(t);
-    const sub = await t.request('POST', '/api/v1/webhook-subscriptions', {
-      key: c.key,
-      body: { url: 'https://hooks.example.com/x', events: ['call.completed'] },
-    });
-    assert.equal(sub.status, 201, sub.text);
-    const { callId } = await callFor(t, c.customerId);
-    const event = await emitEvent(t, c.customerId, callId);
+    const { customer, subscriptionId, callId, event } = await subscribedEvent(
+      t,
+      'https://hooks.example.com/x',
+    );
     const delivery = await t.db
       .updateTable('webhook_deliveries')
       .set({ status: 'failed', last_error: NAMED })
@@ -34,7 +30,7 @@ describe('migration 20261126_0120: refused targets in the logs kept from before'
       .executeTakeFirstOrThrow();
     const attempt = (at: number, error: string) => ({
       delivery_id: delivery.id,
-      subscription_id: sub.body.id,
+      subscription_id: subscriptionId,
       attempted_at: new Date(at),
       status_code: null,
       latency_ms: 0,
@@ -50,7 +46,7 @@ describe('migration 20261126_0120: refused targets in the logs kept from before'
       .insertInto('callback_notifications')
       .values({
         id: callback,
-        customer_id: c.customerId,
+        customer_id: customer.customerId,
         call_id: callId,
         sequence: 1,
         event: 'call.completed',
