@@ -5,6 +5,8 @@ import os from 'node:os';
 import path from 'node:path';
 import { describe, it } from 'node:test';
 import { Agent, request } from 'undici';
+import { KEPT_IN_DATA_DIR } from './storage.ts';
+import { notPrivate } from './testing/file-modes.ts';
 
 /** `npm start` as package.json says: `prestart` (the bundle, rebuilt when the sources changed), then its command. */
 function npmStartCommand(): string[] {
@@ -22,10 +24,23 @@ function npmStartCommand(): string[] {
 describe('npm start (serve) on the embedded default', () => {
   it('prints the URL and a working demo key, serves HTTPS, and shuts down cleanly on SIGTERM', async () => {
     const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'vca-serve-'));
-    const child = spawn(process.execPath, npmStartCommand(), {
-      env: { ...process.env, DATA_DIR: dir, PORT: '0', DATABASE_URL: '', REDIS_URL: '', LOG_LEVEL: 'silent' },
-      stdio: ['ignore', 'ignore', 'pipe'],
-    });
+    fs.chmodSync(dir, 0o777);
+    // Under the loosest umask an operator could have: the data folder is still the service's alone (issue 34).
+    const child = spawn(
+      '/bin/sh',
+      ['-c', 'umask 000 && exec "$0" "$@"', process.execPath, ...npmStartCommand()],
+      {
+        env: {
+          ...process.env,
+          DATA_DIR: dir,
+          PORT: '0',
+          DATABASE_URL: '',
+          REDIS_URL: '',
+          LOG_LEVEL: 'silent',
+        },
+        stdio: ['ignore', 'ignore', 'pipe'],
+      },
+    );
     let banner = '';
     child.stderr?.on('data', (d: Buffer) => {
       banner += d.toString();
@@ -60,9 +75,21 @@ describe('npm start (serve) on the embedded default', () => {
       assert.equal(await css.body.text(), fs.readFileSync('src/dashboard/static/dashboard.css', 'utf8'));
       await agent.close();
       assert.ok(fs.existsSync(path.join(dir, 'service.lock')));
+      assert.deepEqual(
+        notPrivate(dir),
+        [],
+        'the demo data, the certificate, the secret and the lock are private',
+      );
+      const kept: readonly string[] = KEPT_IN_DATA_DIR;
+      assert.deepEqual(
+        fs.readdirSync(dir).filter((name) => !kept.includes(name)),
+        [],
+        'everything the server writes there is what makePrivate is told it keeps',
+      );
       child.kill('SIGTERM');
       assert.equal(await exited, 0);
       assert.equal(fs.existsSync(path.join(dir, 'service.lock')), false, 'the data folder is released');
+      assert.deepEqual(notPrivate(dir), [], 'and what the stop wrote');
     } finally {
       child.kill('SIGKILL');
     }

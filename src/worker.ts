@@ -29,6 +29,7 @@ export function createConfiguredWorker(runtime: Runtime): {
     timeoutMs: config.webhookTimeoutMs,
     allowHttp: config.webhookAllowHttp,
     allowPrivateTargets: config.webhookAllowPrivateTargets,
+    logger,
   });
   const worker = createDeliveryWorker({
     db,

@@ -3,9 +3,10 @@ import type { CliIo } from './context.ts';
 
 /**
  * Errors whose message is written for the operator as it stands (an invalid configuration, a data folder held
- * by another process). Matched by name: importing config.ts to test `instanceof` would load zod on every run.
+ * by another process or that cannot be made private). Matched by name: importing config.ts to test `instanceof`
+ * would load zod on every run.
  */
-const PLAIN_ERRORS = new Set(['ConfigError', 'DataDirLockedError']);
+const PLAIN_ERRORS = new Set(['ConfigError', 'DataDirLockedError', 'DataDirUnsafeError']);
 
 /** Runs the program on `argv` (the words after `main.ts`); returns the exit code: 0 ok, 1 failed, 2 usage. */
 export async function runProgram(program: Command, argv: string[], io: CliIo): Promise<number> {

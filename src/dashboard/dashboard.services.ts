@@ -32,6 +32,7 @@ export function createDashboardServices(deps: DashboardDeps) {
       timeoutMs: deps.webhooks.timeoutMs,
       allowHttp: deps.webhooks.allowHttpTargets,
       allowPrivateTargets: deps.webhooks.allowPrivateTargets,
+      logger: deps.logger,
       ...deps.webhooks.network,
     });
     return sender;

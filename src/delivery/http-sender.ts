@@ -1,3 +1,4 @@
+import type { Logger } from 'pino';
 import { Agent, request } from 'undici';
 import { type GuardedConnectorOptions, guardedConnector } from './ssrf-guard.ts';
 
@@ -35,8 +36,15 @@ const excerptOf = (chunks: Buffer[]): string =>
  * connection/TLS error; each comes back as a value, never an exception.
  */
 export function createWebhookSender(
-  options: { timeoutMs: number; allowPrivateTargets: boolean; allowHttp: boolean } & SenderNetwork,
+  options: {
+    timeoutMs: number;
+    allowPrivateTargets: boolean;
+    allowHttp: boolean;
+    /** Where a refused target's address goes (the attempt's `error` does not name it). */
+    logger?: Logger | undefined;
+  } & SenderNetwork,
 ): WebhookSender {
+  const { logger } = options;
   const agent = new Agent({
     connect: guardedConnector({
       allowPrivate: options.allowPrivateTargets,
@@ -44,6 +52,8 @@ export function createWebhookSender(
       lookup: options.lookup,
       routeCheckedAddress: options.routeCheckedAddress,
       timeoutMs: options.timeoutMs,
+      onRefused: (refused) =>
+        logger?.warn(refused, 'webhook target refused: its host resolved to a private or reserved address'),
     }),
     headersTimeout: options.timeoutMs,
     bodyTimeout: options.timeoutMs,

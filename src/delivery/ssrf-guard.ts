@@ -28,8 +28,10 @@ export const BLOCKED_IPV4: readonly Range[] = [
 ];
 
 /**
- * IPv6 ranges refused likewise. IPv4-mapped (::ffff:0:0/96) and NAT64 (64:ff9b::/96) addresses are not
- * here: they are judged by the IPv4 address they carry (see `addressChecker`).
+ * IPv6 ranges refused likewise, whatever IPv4 address they may carry: IPv4-compatible (inside ::/96), local-use
+ * NAT64, Teredo (2001::/32, inside 2001::/23) and 6to4. IPv4-mapped (::ffff:0:0/96), IPv4-translated
+ * (::ffff:0:0:0/96) and well-known NAT64 (64:ff9b::/96) addresses are not here: they are judged by the IPv4 address
+ * they carry (see `addressChecker`).
  */
 export const BLOCKED_IPV6: readonly Range[] = [
   ['::', 96], // unspecified ::, loopback ::1 and the deprecated IPv4-compatible ::a.b.c.d, whatever it wraps
@@ -61,12 +63,27 @@ function groups(ip: string): number[] {
   return [...before, ...new Array<number>(8 - before.length - after.length).fill(0), ...after];
 }
 
-/** The IPv4 address an IPv4-mapped (::ffff:a.b.c.d) or NAT64 (64:ff9b::a.b.c.d) address carries, if it is one. */
+/**
+ * The first 96 bits (as hex groups) of the forms judged by the IPv4 address in their last 32: IPv4-mapped
+ * (::ffff:a.b.c.d), IPv4-translated (::ffff:0:a.b.c.d, SIIT) and well-known NAT64 (64:ff9b::a.b.c.d). A translator
+ * on the way delivers to that IPv4 address.
+ */
+const IPV4_CARRIERS = new Set(['0:0:0:0:0:ffff', '0:0:0:0:ffff:0', '64:ff9b:0:0:0:0']);
+
+/** The IPv4 address an IPv6 address of one of those forms carries; null for any other. */
 function embeddedIpv4(ip: string): string | null {
-  const [g0, g1, g2, g3, g4, g5, g6 = 0, g7 = 0] = groups(ip);
-  const mapped = g0 === 0 && g1 === 0 && g2 === 0 && g3 === 0 && g4 === 0 && g5 === 0xffff;
-  const nat64 = g0 === 0x64 && g1 === 0xff9b && g2 === 0 && g3 === 0 && g4 === 0 && g5 === 0;
-  return mapped || nat64 ? [g6 >> 8, g6 & 0xff, g7 >> 8, g7 & 0xff].join('.') : null;
+  const all = groups(ip);
+  if (
+    !IPV4_CARRIERS.has(
+      all
+        .slice(0, 6)
+        .map((g) => g.toString(16))
+        .join(':'),
+    )
+  )
+    return null;
+  const [high = 0, low = 0] = all.slice(6);
+  return [high >> 8, high & 0xff, low >> 8, low & 0xff].join('.');
 }
 
 /**
@@ -91,6 +108,13 @@ export function addressChecker(ranges: { ipv4: readonly Range[]; ipv6: readonly 
 /** True for an address a webhook may not reach (and for anything that is not an IP address). */
 export const isBlockedAddress = addressChecker({ ipv4: BLOCKED_IPV4, ipv6: BLOCKED_IPV6 });
 
+/**
+ * The `error` of an attempt whose target resolved to a refused address. It does not say which address: the
+ * delivery log is the customer's, and naming the address would let any customer map the operator's internal DNS.
+ */
+export const BLOCKED_TARGET_ERROR =
+  "the target's host resolved to a private or reserved address, which is not allowed for webhooks";
+
 export class BlockedTargetError extends Error {
   override name = 'BlockedTargetError';
 }
@@ -108,6 +132,8 @@ export type GuardedConnectorOptions = {
   ca?: string | undefined;
   /** Name resolution; node:dns unless given. */
   lookup?: LookupAll | undefined;
+  /** Told the host and the refused address it resolved to: for the operator's log, never the customer's. */
+  onRefused?: ((refused: { host: string; address: string }) => void) | undefined;
   /**
    * Tests only, never set by production wiring: where the socket goes for an address that passed the
    * guard, so a test can deliver to a "public" address served by a loopback receiver.
@@ -131,7 +157,8 @@ export function guardedConnector(options: GuardedConnectorOptions): buildConnect
       (addresses) => {
         const blocked = addresses.find(isBlockedAddress);
         if (!options.allowPrivate && blocked !== undefined) {
-          callback(new BlockedTargetError(`Target address ${blocked} is not allowed for webhooks`), null);
+          options.onRefused?.({ host, address: blocked });
+          callback(new BlockedTargetError(BLOCKED_TARGET_ERROR), null);
           return;
         }
         const [address] = addresses;

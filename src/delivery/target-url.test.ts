@@ -21,6 +21,8 @@ describe('checkTargetUrl under the production policy', () => {
     'https://93.184.216.34:8443/hooks',
     'https://[2606:4700:4700::1111]/hooks',
     'https://[::ffff:8.8.8.8]/hooks',
+    'https://[::ffff:0:8.8.8.8]/hooks', // IPv4-translated (SIIT) public address
+    'https://[64:ff9b::808:808]/hooks', // NAT64 of 8.8.8.8
     'https://localhost.example.com/hooks', // only the localhost name and its subdomains are local
     'https://internal.example.com/hooks',
   ]) {
@@ -55,6 +57,10 @@ describe('checkTargetUrl under the production policy', () => {
     'https://[2002:7f00:1::]/x',
     'https://[2002:c0a8:101::]/x',
     'https://[64:ff9b::7f00:1]/x',
+    'https://[::ffff:0:127.0.0.1]/x', // IPv4-translated (SIIT) loopback
+    'https://[::ffff:0:a9fe:a9fe]/x', // IPv4-translated metadata service
+    'https://[2001::808:808]/x', // Teredo, refused whatever it carries
+    'https://[64:ff9b:1::808:808]/x', // local-use NAT64, likewise
     'https://[2001:db8::1]/x',
     'https://localhost/x',
     'https://LOCALHOST/x',

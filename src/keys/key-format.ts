@@ -38,9 +38,11 @@ function checksum(body: string): string {
   return out;
 }
 
+/** `body` (a key without its last 6 characters) completed with its checksum. */
+export const withChecksum = (body: string): string => body + checksum(body);
+
 export function generateKey(): string {
-  const body = LIVE_PREFIX + randomBase62(RANDOM_LENGTH);
-  return body + checksum(body);
+  return withChecksum(LIVE_PREFIX + randomBase62(RANDOM_LENGTH));
 }
 
 export type ParsedToken =

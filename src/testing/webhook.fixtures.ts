@@ -1,3 +1,4 @@
+import assert from 'node:assert/strict';
 import { insertCalls } from '../calls/calls.repository.ts';
 import { createSecretBox } from '../crypto/secret-box.ts';
 import type { AssistantRow } from '../db/tables/assistants.table.ts';
@@ -12,7 +13,7 @@ import {
   type DeliveryWorker,
   type DeliveryWorkerOptions,
 } from '../webhooks/delivery-worker.ts';
-import type { TestApp } from './test-app.ts';
+import { newCustomer, type TestApp, type TestCustomer } from './test-app.ts';
 
 /** One assistant and one finished call for the customer: something events can be about. */
 export async function callFor(
@@ -102,3 +103,19 @@ export function testWorker(
 /** A subscription's stored row, for assertions on its state (failure count, active, reason). */
 export const subscriptionRow = (t: TestApp, id: string) =>
   t.db.selectFrom('webhook_subscriptions').selectAll().where('id', '=', id).executeTakeFirstOrThrow();
+
+/** A new customer subscribed to call.completed at `url`, and one call.completed event of theirs: one pending delivery. */
+export async function subscribedEvent(
+  t: TestApp,
+  url: string,
+): Promise<{ customer: TestCustomer; subscriptionId: string; callId: string; event: EventRow }> {
+  const customer = await newCustomer(t);
+  const sub = await t.request('POST', '/api/v1/webhook-subscriptions', {
+    key: customer.key,
+    body: { url, events: ['call.completed'] },
+  });
+  assert.equal(sub.status, 201, sub.text);
+  const { callId } = await callFor(t, customer.customerId);
+  const event = await emitEvent(t, customer.customerId, callId);
+  return { customer, subscriptionId: sub.body.id, callId, event };
+}

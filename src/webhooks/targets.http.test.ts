@@ -30,6 +30,7 @@ const REFUSED: [url: string, hint: RegExp | null][] = [
   ['https://10.0.0.1/x', PRIVATE_HINT],
   ['https://[fd00:ec2::254]/x', PRIVATE_HINT],
   ['https://[::ffff:7f00:1]/x', PRIVATE_HINT],
+  ['https://[::ffff:0:7f00:1]/x', PRIVATE_HINT],
   ['https://[::127.0.0.1]/x', PRIVATE_HINT],
   ['https://[2002:7f00:1::]/x', PRIVATE_HINT],
   ['https://localhost./x', PRIVATE_HINT],
@@ -44,6 +45,7 @@ const ALLOWED = [
   'https://93.184.216.34/hooks',
   'https://[2606:4700:4700::1111]/hooks',
   'https://[::ffff:8.8.8.8]/hooks',
+  'https://[::ffff:0:808:808]/hooks',
 ];
 
 function assertRefused(res: TestResponse, path: string[], hint: RegExp | null) {
@@ -198,12 +200,18 @@ describe('delivery under the production defaults judges the resolved address', (
     const sub = await subscribe(`https://internal.example.test:${port}/hooks`);
     const before = receiver.received.length;
     const page = await sendTestEvent(sub.id);
+    // The customer learns what kind of address, never which one; the operator's log has both.
     assert.match(
       page,
-      /Test call\.completed event failed: Target address 10\.0\.0\.1 is not allowed for webhooks/,
+      /Test call\.completed event failed: the target&#39;s host resolved to a private or reserved address, which is not allowed for webhooks/,
     );
+    assert.doesNotMatch(page, /10\.0\.0\.1/);
     assert.equal(receiver.received.length, before, 'nothing reached the receiver');
     const [log] = await t.services.subscriptions.deliveryLog(c.customerId, sub.id);
     assert.equal(log?.delivery_status, 'failed');
+    const refused = t.logs
+      .map((line) => JSON.parse(line))
+      .find((line) => line.msg.startsWith('webhook target refused'));
+    assert.deepEqual([refused?.host, refused?.address], ['internal.example.test', '10.0.0.1']);
   });
 });
