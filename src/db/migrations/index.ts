@@ -15,7 +15,7 @@ import * as outboxAutovacuum from './20261123_0100_outbox_autovacuum.ts';
 import * as deliveriesDueBySubscription from './20261125_0110_deliveries_due_by_subscription.ts';
 import * as deliveriesFillfactor from './20261126_0100_deliveries_fillfactor.ts';
 import * as refusedTargetErrors from './20261126_0120_refused_target_errors.ts';
-import * as customerOutboundLimits from './20261127_0120_customer_outbound_limits.ts';
+import * as customerOutboundLimits from './20261126_0130_customer_outbound_limits.ts';
 
 /** Every migration, by name; names sort in the order they run. */
 export const migrations: Record<string, Migration> = {
@@ -35,5 +35,5 @@ export const migrations: Record<string, Migration> = {
   '20261125_0110_deliveries_due_by_subscription': deliveriesDueBySubscription,
   '20261126_0100_deliveries_fillfactor': deliveriesFillfactor,
   '20261126_0120_refused_target_errors': refusedTargetErrors,
-  '20261127_0120_customer_outbound_limits': customerOutboundLimits,
+  '20261126_0130_customer_outbound_limits': customerOutboundLimits,
 };
