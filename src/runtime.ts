@@ -62,9 +62,9 @@ export async function openRuntime(
     const redis = config.redisUrl
       ? new (await import('ioredis')).default.Redis(config.redisUrl, REDIS_CLIENT_OPTIONS)
       : null;
-    // Errors surface on each command (and the limiter falls back); the event only needs a listener.
+    // Errors surface on each command (and the limiter judges without Redis); the event only needs a listener.
     redis?.on('error', () => {});
-    const limiter = redis ? createRedisLimiter(redis, createMemoryLimiter(), logger) : createMemoryLimiter();
+    const limiter = redis ? createRedisLimiter(redis, logger) : createMemoryLimiter();
     const services = createServices({
       db: database.db,
       provider: providerChoice(config),

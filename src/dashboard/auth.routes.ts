@@ -30,14 +30,17 @@ function retryAfter(states: BucketState[]): string {
 
 export function registerAuthRoutes(app: FastifyInstance, ctx: DashboardContext): void {
   const { services, limiter, clock, settings } = ctx;
+  // Fail closed: while Redis cannot answer, sign-in waits rather than let each instance grant its own guesses.
   const ipBucket = (ip: string) => ({
     key: `dashlogin:ip:${ip}`,
     limit: settings.loginFailuresPerMinutePerIp,
+    failClosed: true,
   });
   // The email is hashed so the limiter's keys (possibly in Redis) hold no personal data.
   const emailBucket = (email: string) => ({
     key: `dashlogin:email:${createHash('sha256').update(email).digest('hex')}`,
     limit: settings.loginFailuresPerMinutePerEmail,
+    failClosed: true,
   });
 
   /** The sign-in form carries a pre-session token, matched against a cookie (double submit). */
@@ -78,7 +81,10 @@ export function registerAuthRoutes(app: FastifyInstance, ctx: DashboardContext):
     // counting only after the check would let parallel guesses all pass a window that has one slot left.
     const attempt = await limiter.hit(buckets, now, request.id);
     if (!attempt.allowed) {
-      throw new AppError('auth.throttled', 'Too many failed sign-in attempts. Wait a minute and try again.', {
+      const detail = attempt.failedClosed
+        ? 'Sign-in is unavailable for a few seconds. Try again shortly.'
+        : 'Too many failed sign-in attempts. Wait a minute and try again.';
+      throw new AppError('auth.throttled', detail, {
         headers: { 'retry-after': retryAfter(attempt.states.filter((s) => s.remaining === 0)) },
       });
     }

@@ -3,6 +3,8 @@ import type { Redis } from 'ioredis';
 import { sql } from 'kysely';
 import type { Database } from '../db/database.ts';
 import { AppError } from '../errors/app-error.ts';
+import { answerWithin } from '../rate-limit/answer-deadline.ts';
+import { heardFrom, REDIS_DEADLINE } from '../rate-limit/redis.ts';
 import type { Metrics } from './metrics.ts';
 
 /**
@@ -15,8 +17,12 @@ export function databaseProbe(db: Database): ReadinessProbe {
   return { name: 'database', check: async () => void (await sql`select 1`.execute(db)) };
 }
 
+/** Redis is ready when it answers within the limiter's own deadline, the one a request waits for. */
 export function redisProbe(redis: Redis): ReadinessProbe {
-  return { name: 'redis', check: async () => void (await redis.ping()) };
+  return {
+    name: 'redis',
+    check: async () => void (await answerWithin(redis.ping(), REDIS_DEADLINE, heardFrom(redis))),
+  };
 }
 
 const withTimeout = <T>(p: Promise<T>, ms: number): Promise<T> =>

@@ -42,7 +42,7 @@ gateContract(
   () => {
     const client = new Redis(REDIS_URL ?? '', { maxRetriesPerRequest: 1 });
     clients.push(client);
-    return createRedisLimiter(client, createMemoryLimiter(), createLogger('silent'), 'test:gates:');
+    return createRedisLimiter(client, createLogger('silent'), 'test:gates:');
   },
   REDIS_URL ? false : 'set REDIS_URL to run',
 );

@@ -1,6 +1,14 @@
 export const WINDOW_MS = 60_000;
 
-export type Bucket = { key: string; limit: number };
+export type Bucket = {
+  key: string;
+  limit: number;
+  /**
+   * When the shared windows (Redis) cannot answer, refuse rather than count on this instance alone: for
+   * windows that guard guesses worth more than a moment's availability (dashboard passwords).
+   */
+  failClosed?: boolean;
+};
 
 export type BucketState = {
   limit: number;
@@ -16,6 +24,8 @@ export type HitResult = {
   states: BucketState[];
   /** Index of the first bucket that refused, or -1. */
   blockedIndex: number;
+  /** Refused only because a `failClosed` bucket's shared window could not be read, not because it is full. */
+  failedClosed?: boolean;
 };
 
 /** Sliding-window log limiter over several buckets at once: a request is counted in all or in none. */

@@ -1,5 +1,6 @@
 import type { BucketState, HitResult, RateLimiter } from './interface.ts';
 import { WINDOW_MS } from './interface.ts';
+import type { Held, HeldElsewhere } from './last-seen.ts';
 import { bucketState } from './sliding-window.ts';
 
 /** One bucket's log: request times, ascending; those before `head` have left the window. */
@@ -21,20 +22,23 @@ export function prune(log: Log, nowMs: number): void {
   log.head = head;
 }
 
-const stateOf = (limit: number, log: Log | undefined, nowMs: number): BucketState => {
+const stateOf = (limit: number, log: Log | undefined, nowMs: number, held?: Held | null): BucketState => {
   const count = log ? log.times.length - log.head : 0;
-  if (!log || count === 0) return bucketState(limit, 0, null, null, nowMs);
-  return bucketState(
-    limit,
-    count,
-    log.times[log.head] ?? null,
-    log.times[log.times.length - 1] ?? null,
-    nowMs,
-  );
+  let oldest = log && count > 0 ? (log.times[log.head] ?? null) : null;
+  let newest = log && count > 0 ? (log.times[log.times.length - 1] ?? null) : null;
+  if (!held) return bucketState(limit, count, oldest, newest, nowMs);
+  oldest = Math.min(held.oldest, oldest ?? held.oldest);
+  newest = Math.max(held.newest, newest ?? held.newest);
+  return bucketState(limit, count + held.count, oldest, newest, nowMs);
 };
 
-/** One instance's limiter: exact, in memory, lost on restart. */
-export function createMemoryLimiter(): RateLimiter {
+const NOTHING_ELSEWHERE: (Held | null)[] = [];
+
+/**
+ * One instance's limiter: exact, in memory, lost on restart. With `heldElsewhere` it counts on top of what
+ * another store holds (Redis's last answer, while Redis cannot answer), never from empty.
+ */
+export function createMemoryLimiter(heldElsewhere?: HeldElsewhere): RateLimiter {
   const windows = new Map<string, Log>();
   let lastSweep = 0;
 
@@ -60,7 +64,8 @@ export function createMemoryLimiter(): RateLimiter {
       sweep(nowMs);
       const all = gates.length > 0 ? [...gates, ...buckets] : buckets;
       const logs = all.map((b) => live(b.key, nowMs));
-      const before = all.map((b, i) => stateOf(b.limit, logs[i], nowMs));
+      const elsewhere = heldElsewhere ? all.map((b) => heldElsewhere(b.key, nowMs)) : NOTHING_ELSEWHERE;
+      const before = all.map((b, i) => stateOf(b.limit, logs[i], nowMs, elsewhere[i]));
       const blockedIndex = before.findIndex((s) => s.remaining === 0);
       if (blockedIndex >= 0) return { allowed: false, states: before, blockedIndex };
       for (const [j, b] of buckets.entries()) {
@@ -77,7 +82,7 @@ export function createMemoryLimiter(): RateLimiter {
       return {
         allowed: true,
         // A gate without a log may share its key with a bucket that got one just now.
-        states: all.map((b, i) => stateOf(b.limit, logs[i] ?? windows.get(b.key), nowMs)),
+        states: all.map((b, i) => stateOf(b.limit, logs[i] ?? windows.get(b.key), nowMs, elsewhere[i])),
         blockedIndex: -1,
       };
     },
@@ -92,7 +97,7 @@ export function createMemoryLimiter(): RateLimiter {
     },
     async peek(bucket, now) {
       const nowMs = now.getTime();
-      return stateOf(bucket.limit, live(bucket.key, nowMs), nowMs);
+      return stateOf(bucket.limit, live(bucket.key, nowMs), nowMs, heldElsewhere?.(bucket.key, nowMs));
     },
     async close() {},
   };

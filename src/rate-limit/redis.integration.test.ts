@@ -5,7 +5,6 @@ import { Redis } from 'ioredis';
 import { ManualClock } from '../clock.ts';
 import { createLogger } from '../logger.ts';
 import { newCustomer, startTestApp, type TestApp } from '../testing/test-app.ts';
-import { createMemoryLimiter } from './memory.ts';
 import { createRedisLimiter, REDIS_CLIENT_OPTIONS } from './redis.ts';
 
 const REDIS_URL = process.env.REDIS_URL;
@@ -24,7 +23,7 @@ describe('Redis-backed limiter shared by two instances', {
     const client = new Redis(REDIS_URL ?? '', REDIS_CLIENT_OPTIONS);
     clients.push(client);
     await new Promise((resolve) => client.once('ready', resolve));
-    return createRedisLimiter(client, createMemoryLimiter(), quiet, prefix);
+    return createRedisLimiter(client, quiet, prefix);
   };
   before(async () => {
     a = await startTestApp({ clock, limiter: await limiter() });
@@ -85,7 +84,9 @@ describe('Redis unreachable', () => {
       retryStrategy: () => null,
     });
     dead.on('error', () => {});
-    const t = await startTestApp({ limiter: createRedisLimiter(dead, createMemoryLimiter(), quiet) });
+    const warnings: string[] = [];
+    const logger = createLogger('warn', { write: (line: string) => warnings.push(line) });
+    const t = await startTestApp({ limiter: createRedisLimiter(dead, logger) });
     try {
       const c = await newCustomer(t);
       const statuses: number[] = [];
@@ -93,6 +94,8 @@ describe('Redis unreachable', () => {
         statuses.push((await t.request('GET', '/api/v1/auth/whoami', { key: c.key })).status);
       assert.deepEqual(statuses.slice(0, 60), Array(60).fill(200));
       assert.equal(statuses[60], 429);
+      assert.equal(warnings.length, 1);
+      assert.match(warnings[0] ?? '', /"event":"redis_unreachable".*Redis unreachable/);
     } finally {
       await t.close();
       dead.disconnect();

@@ -1,7 +1,10 @@
 import type { Redis, RedisOptions } from 'ioredis';
 import type { Logger } from 'pino';
+import { answerWithin, type Deadline, type Heard, NoAnswerError } from './answer-deadline.ts';
 import type { Bucket, BucketState, HitResult, RateLimiter } from './interface.ts';
 import { WINDOW_MS } from './interface.ts';
+import { createLastSeen } from './last-seen.ts';
+import { createMemoryLimiter } from './memory.ts';
 import { bucketState } from './sliding-window.ts';
 
 // One atomic script per request: prune every bucket, admit only if all have room, then count the
@@ -36,9 +39,9 @@ return out
 `;
 
 /**
- * How the service talks to Redis: fail fast rather than queue. `commandTimeout` matters most: a Redis that
- * stops answering without closing the connection (a partition, a frozen server) would otherwise hold every
- * request that counts against a window, forever.
+ * How the service talks to Redis: fail fast rather than queue. There is no `commandTimeout`: its timer fires
+ * before the socket is read, so after a stall of our own event loop it gives up on answers already received.
+ * The limiter's own deadline (`REDIS_DEADLINE`) counts only the time this process was free to read them.
  */
 export const REDIS_CLIENT_OPTIONS: RedisOptions = {
   // Scripts issued in the same event-loop turn (many requests under load) go out in one write.
@@ -46,10 +49,28 @@ export const REDIS_CLIENT_OPTIONS: RedisOptions = {
   enableOfflineQueue: false,
   maxRetriesPerRequest: 1,
   connectTimeout: 2_000,
-  commandTimeout: 500,
 };
 
-/** After Redis fails, requests go straight to the fallback this long before Redis is tried again. */
+/**
+ * How long Redis may say nothing while a request waits, before the request is judged without it (see
+ * `answerWithin`). A Redis that stops answering without closing the connection (a partition, a frozen server)
+ * would otherwise hold every request that counts against a window, forever.
+ */
+export const REDIS_DEADLINE: Deadline = { ms: 500, stepMs: 100 };
+
+const heardByClient = new WeakMap<Redis, Heard>();
+
+/** The answers heard on one Redis connection, shared by every wait on it (see `answerWithin`). */
+export function heardFrom(redis: Redis): Heard {
+  let heard = heardByClient.get(redis);
+  if (!heard) {
+    heard = { answers: 0 };
+    heardByClient.set(redis, heard);
+  }
+  return heard;
+}
+
+/** After Redis fails, requests go straight to the local judgement this long before Redis is tried again. */
 export const REDIS_RETRY_AFTER_MS = 5_000;
 
 type SlidingRedis = Redis & {
@@ -57,60 +78,89 @@ type SlidingRedis = Redis & {
 };
 
 /**
- * The limiter shared by every instance through Redis. When Redis cannot be reached the request is
- * judged by this instance's in-memory limiter instead (fail open to per-instance limits, logged):
- * an outage of the cache must not take the API down with it.
+ * The limiter shared by every instance through Redis. When Redis cannot answer, a request is judged by this
+ * instance alone, counted on top of what Redis last said each bucket held (never from empty); a bucket marked
+ * `failClosed` refuses instead. Logged, and Redis is tried again after `REDIS_RETRY_AFTER_MS`: an outage of the
+ * cache must not take the API down with it, nor open the windows that guard passwords.
  */
-export function createRedisLimiter(
-  redis: Redis,
-  fallback: RateLimiter,
-  logger: Logger,
-  keyPrefix = 'rl:',
-): RateLimiter {
+export function createRedisLimiter(redis: Redis, logger: Logger, keyPrefix = 'rl:'): RateLimiter {
   redis.defineCommand('slidingWindow', { lua: SCRIPT });
   const client = redis as SlidingRedis;
+  const heard = heardFrom(redis);
+  const lastSeen = createLastSeen();
+  const local = createMemoryLimiter(lastSeen.held);
   let lastWarning = 0;
-  // While Redis is failing, each request would otherwise wait for its own timeout before falling back.
+  // While Redis is failing, each request would otherwise wait for its own deadline before being judged.
   let skipUntil = 0;
   const available = () => Date.now() >= skipUntil;
 
-  function warn(error: unknown) {
+  function fellBack(error: unknown) {
     const now = Date.now();
     skipUntil = now + REDIS_RETRY_AFTER_MS;
-    if (now - lastWarning > 10_000) {
-      lastWarning = now;
-      logger.warn({ err: error }, 'Redis unreachable: rate limits fall back to this instance alone');
+    if (now - lastWarning <= 10_000) return;
+    lastWarning = now;
+    const after = "windows counted by this instance on top of Redis's last counts; fail-closed ones refuse";
+    // A deadline passed on an open connection: Redis, or the way to it, is slow or frozen. Any other failure
+    // (refused, closed, not writable) means it cannot be reached at all.
+    if (error instanceof NoAnswerError && redis.status === 'ready') {
+      logger.warn(
+        { event: 'redis_slow', deadline_ms: REDIS_DEADLINE.ms },
+        `Redis slow: nothing answered for ${REDIS_DEADLINE.ms} ms of this process's time; ${after}`,
+      );
+    } else {
+      logger.warn({ err: error, event: 'redis_unreachable' }, `Redis unreachable: ${after}`);
     }
   }
 
+  async function withoutRedis(
+    buckets: Bucket[],
+    now: Date,
+    requestId: string,
+    gates: Bucket[],
+  ): Promise<HitResult> {
+    const all = [...gates, ...buckets];
+    const closed = all.findIndex((b) => b.failClosed);
+    if (closed < 0) return local.hit(buckets, now, requestId, gates);
+    // None of the windows can be read: each is reported full until Redis is tried again.
+    const resetAt = new Date(now.getTime() + REDIS_RETRY_AFTER_MS);
+    const retryAfterSeconds = Math.ceil(REDIS_RETRY_AFTER_MS / 1000);
+    return {
+      allowed: false,
+      states: all.map((b) => ({ limit: b.limit, remaining: 0, resetAt, retryAfterSeconds })),
+      blockedIndex: closed,
+      failedClosed: true,
+    };
+  }
+
   async function run(buckets: Bucket[], nowMs: number, member: string, gates = 0) {
-    const reply = await client.slidingWindow(
-      buckets.length,
-      ...buckets.map((b) => keyPrefix + b.key),
-      nowMs,
-      WINDOW_MS,
-      member,
-      gates,
-      ...buckets.map((b) => b.limit),
+    const reply = await answerWithin(
+      client.slidingWindow(
+        buckets.length,
+        ...buckets.map((b) => keyPrefix + b.key),
+        nowMs,
+        WINDOW_MS,
+        member,
+        gates,
+        ...buckets.map((b) => b.limit),
+      ),
+      REDIS_DEADLINE,
+      heard,
     );
     const states: BucketState[] = buckets.map((b, i) => {
       const count = Number(reply[1 + i * 3]);
-      const oldest = reply[2 + i * 3];
-      const newest = reply[3 + i * 3];
-      return bucketState(
-        b.limit,
-        count,
-        oldest === '' ? null : Number(oldest),
-        newest === '' ? null : Number(newest),
-        nowMs,
-      );
+      const oldestReply = reply[2 + i * 3];
+      const newestReply = reply[3 + i * 3];
+      const oldest = oldestReply === '' ? null : Number(oldestReply);
+      const newest = newestReply === '' ? null : Number(newestReply);
+      lastSeen.remember(b.key, count, oldest, newest, nowMs);
+      return bucketState(b.limit, count, oldest, newest, nowMs);
     });
     return { allowed: Number(reply[0]) === 1, states };
   }
 
   return {
     async hit(buckets, now, requestId, gates = []): Promise<HitResult> {
-      if (!available()) return fallback.hit(buckets, now, requestId, gates);
+      if (!available()) return withoutRedis(buckets, now, requestId, gates);
       try {
         const { allowed, states } = await run([...gates, ...buckets], now.getTime(), requestId, gates.length);
         if (allowed) return { allowed, states, blockedIndex: -1 };
@@ -124,31 +174,35 @@ export function createRedisLimiter(
           ),
         };
       } catch (error) {
-        warn(error);
-        return fallback.hit(buckets, now, requestId, gates);
+        fellBack(error);
+        return withoutRedis(buckets, now, requestId, gates);
       }
     },
     async refund(buckets, now, requestId) {
-      if (!available()) return fallback.refund(buckets, now, requestId);
+      if (!available()) return local.refund(buckets, now, requestId);
       try {
-        await Promise.all(buckets.map((b) => client.zrem(keyPrefix + b.key, requestId)));
+        await answerWithin(
+          Promise.all(buckets.map((b) => client.zrem(keyPrefix + b.key, requestId))),
+          REDIS_DEADLINE,
+          heard,
+        );
       } catch (error) {
-        warn(error);
-        await fallback.refund(buckets, now, requestId);
+        fellBack(error);
+        await local.refund(buckets, now, requestId);
       }
     },
     async peek(bucket, now) {
-      if (!available()) return fallback.peek(bucket, now);
+      if (!available()) return local.peek(bucket, now);
       try {
         const { states } = await run([bucket], now.getTime(), '');
-        return states[0] ?? fallback.peek(bucket, now);
+        return states[0] ?? local.peek(bucket, now);
       } catch (error) {
-        warn(error);
-        return fallback.peek(bucket, now);
+        fellBack(error);
+        return local.peek(bucket, now);
       }
     },
     async close() {
-      await fallback.close();
+      await local.close();
     },
   };
 }

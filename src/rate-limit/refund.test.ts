@@ -54,7 +54,7 @@ refundContract(
   () => {
     const client = new Redis(REDIS_URL ?? '', { maxRetriesPerRequest: 1 });
     clients.push(client);
-    return createRedisLimiter(client, createMemoryLimiter(), createLogger('silent'), 'test:refund:');
+    return createRedisLimiter(client, createLogger('silent'), 'test:refund:');
   },
   REDIS_URL ? false : 'set REDIS_URL to run',
 );

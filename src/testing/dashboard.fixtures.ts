@@ -1,3 +1,4 @@
+import { mock } from 'node:test';
 import { Agent, request } from 'undici';
 import type { TestApp } from './test-app.ts';
 
@@ -90,6 +91,32 @@ export async function signedIn(
   const res = await client.post('/dashboard/login', { _csrf: client.csrf(), email, password: TEST_PASSWORD });
   if (res.status !== 303) throw new Error(`sign-in failed: ${res.status} ${res.text.slice(0, 200)}`);
   return { client, email };
+}
+
+/**
+ * Sign-ins fired all at once from one client (one address): their responses, and how many passwords were checked.
+ * `beforeBurst` runs once the form has been fetched, right before the sign-ins go out.
+ */
+export async function signInBurst(
+  t: TestApp,
+  emails: string[],
+  password: string,
+  beforeBurst: () => void = () => {},
+): Promise<{ responses: PageResponse[]; statuses: number[]; checked: number }> {
+  const verify = mock.method(t.services.dashboard.users, 'verifyCredentials');
+  const client = dashboardClient(t);
+  try {
+    await client.get('/dashboard/login');
+    const csrf = client.csrf();
+    beforeBurst();
+    const responses = await Promise.all(
+      emails.map((email) => client.post('/dashboard/login', { _csrf: csrf, email, password })),
+    );
+    return { responses, statuses: responses.map((r) => r.status), checked: verify.mock.callCount() };
+  } finally {
+    verify.mock.restore();
+    await client.close();
+  }
 }
 
 /** The one-time secret shown on a page, if any. */
