@@ -19,7 +19,7 @@ import { createConfiguredWorker, registerOutboxGauges } from './worker.ts';
  */
 export async function serve(config: Config, opening: Promise<Storage>): Promise<void> {
   const logger = createLogger(config.logLevel ?? 'info');
-  const runtime = await openRuntime(config, systemClock, logger, opening);
+  const runtime = await openRuntime(config, systemClock, logger, { opening });
   // As soon as the folder is ours: operator commands work from here on, demo seeding included.
   const control = await startControlSocket(runtime);
   const seedDemoData =

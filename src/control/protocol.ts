@@ -19,6 +19,9 @@ export type ControlRequest = {
 
 export type ControlResponse = { stdout: string; stderr: string; exitCode: number };
 
+/** The socket could not be used, for a reason the operator can act on; the message says what to do. */
+export class ControlSocketError extends Error {}
+
 /** Longer lines are refused: a request is a command line, not a payload. */
 export const MAX_REQUEST_BYTES = 1024 * 1024;
 

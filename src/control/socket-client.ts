@@ -1,5 +1,5 @@
 import net from 'node:net';
-import type { ControlRequest, ControlResponse } from './protocol.ts';
+import { type ControlRequest, type ControlResponse, ControlSocketError } from './protocol.ts';
 import { type ReachablePath, reachablePath } from './socket-path.ts';
 
 /** Errors of a connection attempt that mean nobody listens there: no socket, or a stale one. */
@@ -37,7 +37,7 @@ export function sendControlRequest(file: string, request: ControlRequest): Promi
       try {
         resolve(JSON.parse(received) as ControlResponse);
       } catch {
-        reject(new Error(`The server closed ${file} without answering (was it stopping?).`));
+        reject(new ControlSocketError(`The server closed ${file} without answering (was it stopping?).`));
       }
     });
     socket.on('error', (error: NodeJS.ErrnoException) => {
@@ -45,7 +45,7 @@ export function sendControlRequest(file: string, request: ControlRequest): Promi
       if (!connected && NO_SERVER.has(error.code ?? '')) resolve(null);
       else if (!connected && error.code === 'EACCES')
         reject(
-          new Error(
+          new ControlSocketError(
             `The running server's control socket ${file} belongs to another user: run the command as the user ` +
               'the server runs as.',
           ),

@@ -1,5 +1,6 @@
 import fs from 'node:fs';
 import path from 'node:path';
+import { ControlSocketError } from './protocol.ts';
 
 /**
  * The longest Unix socket path every platform we run on takes: `sun_path` holds 108 bytes on Linux and 104 on
@@ -21,7 +22,7 @@ export type ReachablePath = { path: string; release(): void };
 export function reachablePath(file: string): ReachablePath {
   if (Buffer.byteLength(file) <= MAX_SOCKET_PATH_BYTES) return { path: file, release: () => {} };
   if (!fs.existsSync('/proc/self/fd')) {
-    throw new Error(
+    throw new ControlSocketError(
       `The control socket path ${file} is ${Buffer.byteLength(file)} bytes, longer than this system allows ` +
         `(${MAX_SOCKET_PATH_BYTES}): set DATA_DIR to a shorter path.`,
     );

@@ -14,6 +14,7 @@ import * as webhookAttemptResponseExcerpt from './20261123_0090_webhook_attempt_
 import * as outboxAutovacuum from './20261123_0100_outbox_autovacuum.ts';
 import * as deliveriesDueBySubscription from './20261125_0110_deliveries_due_by_subscription.ts';
 import * as deliveriesFillfactor from './20261126_0100_deliveries_fillfactor.ts';
+import * as serverSecretFingerprint from './20261126_0300_server_secret_fingerprint.ts';
 
 /** Every migration, by name; names sort in the order they run. */
 export const migrations: Record<string, Migration> = {
@@ -32,4 +33,5 @@ export const migrations: Record<string, Migration> = {
   '20261123_0100_outbox_autovacuum': outboxAutovacuum,
   '20261125_0110_deliveries_due_by_subscription': deliveriesDueBySubscription,
   '20261126_0100_deliveries_fillfactor': deliveriesFillfactor,
+  '20261126_0300_server_secret_fingerprint': serverSecretFingerprint,
 };
