@@ -6,7 +6,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { describe, it } from 'node:test';
 import { loadConfig } from '../config.ts';
-import { controlSocketPath, embeddedDataDir } from './protocol.ts';
+import { ControlSocketError, controlSocketPath, embeddedDataDir, MAX_REQUEST_BYTES } from './protocol.ts';
 import { sendControlRequest } from './socket-client.ts';
 import { MAX_SOCKET_PATH_BYTES } from './socket-path.ts';
 import { listenControlSocket } from './socket-server.ts';
@@ -122,6 +122,21 @@ describe('control socket', () => {
       assert.deepEqual(bad, { stdout: '', stderr: 'error: not a command request\n', exitCode: 2 });
       const failed = await sendControlRequest(file, { argv: [], cwd: '/' });
       assert.deepEqual(failed, { stdout: '', stderr: 'error: boom\n', exitCode: 1 });
+    } finally {
+      await socket.close();
+    }
+  });
+
+  it('reports a connection the server cut (a request past the size limit) as a control socket error, not a network one', async () => {
+    const file = controlSocketPath(tmp());
+    const socket = await listenControlSocket(file, echo);
+    try {
+      const huge = { argv: ['x'.repeat(MAX_REQUEST_BYTES * 2)], cwd: '/' };
+      await assert.rejects(sendControlRequest(file, huge), (error: Error) => {
+        assert.ok(error instanceof ControlSocketError, `${error.constructor.name}: ${error.message}`);
+        assert.match(error.message, /was it stopping\?/);
+        return true;
+      });
     } finally {
       await socket.close();
     }

@@ -50,7 +50,13 @@ export function sendControlRequest(file: string, request: ControlRequest): Promi
               'the server runs as.',
           ),
         );
-      else reject(error);
+      // Not left to the caller as a network error: it would read as the database being out of reach.
+      else
+        reject(
+          new ControlSocketError(
+            `The connection to the server on ${file} failed (${error.message}): was it stopping?`,
+          ),
+        );
     });
   });
 }
