@@ -62,6 +62,30 @@ describe('configuration', () => {
     );
   });
 
+  it('DATABASE_URL needs SERVER_SECRET, saying how to make one and where an earlier one is; PGlite needs none', () => {
+    const secret = 'a-server-secret-of-32-characters-or-more';
+    assert.equal(loadConfig({}).serverSecret, undefined, 'embedded: generated into DATA_DIR');
+    assert.equal(loadConfig({ DATA_DIR: '/srv/vca' }).serverSecret, undefined);
+    const pg = loadConfig({ DATABASE_URL: 'postgres://u@h/db', SERVER_SECRET: secret });
+    assert.equal(pg.serverSecret, secret);
+    for (const env of [
+      { DATABASE_URL: 'postgres://u@h/db', DATA_DIR: '/srv/vca' },
+      { DATABASE_URL: 'postgres://u@h/db', DATA_DIR: '/srv/vca', SERVER_SECRET: '' },
+    ]) {
+      assert.throws(
+        () => loadConfig(env),
+        (error: unknown) => {
+          assert.ok(error instanceof ConfigError);
+          assert.match(error.message, /^ {2}SERVER_SECRET: required with DATABASE_URL/m);
+          assert.match(error.message, /openssl rand -base64 32/, 'how to make one');
+          assert.match(error.message, /\/srv\/vca\/server-secret/, 'where an earlier generated one is');
+          return true;
+        },
+        JSON.stringify(env),
+      );
+    }
+  });
+
   it('PROVIDER=elevenlabs needs its API key and webhook secret, each named; the simulator needs neither', () => {
     assert.equal(loadConfig({}).provider, 'simulator');
     assert.equal(loadConfig({ ELEVENLABS_API_KEY: 'k' }).provider, 'simulator');

@@ -153,6 +153,21 @@ const camel = (name: string): string =>
 
 export class ConfigError extends Error {}
 
+/**
+ * On PostgreSQL every process (serve, worker, operator commands, from any folder) must hash keys with one secret;
+ * a secret generated into each process's own DATA_DIR would make every key one of them creates a 401 in the others.
+ */
+const missingServerSecret = (dataDir: string) =>
+  [
+    'Invalid configuration:',
+    '  SERVER_SECRET: required with DATABASE_URL. Every process on one database (serve, worker and the operator',
+    '  commands) must use the same secret, or the API keys one of them makes fail with 401 in the others.',
+    '  New database: generate one with `openssl rand -base64 32` and set it on every process.',
+    '  A database that ran without SERVER_SECRET: use the secret its server generated, the content of that',
+    `  server's DATA_DIR/server-secret (with this DATA_DIR: ${path.join(dataDir, 'server-secret')}), so its keys`,
+    '  keep working.',
+  ].join('\n');
+
 /** Parses the environment; every problem is listed, each naming its variable. */
 export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   const cleaned = Object.fromEntries(Object.entries(env).filter(([, v]) => v !== undefined && v !== ''));
@@ -165,6 +180,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   if (Boolean(e.TLS_CERT_FILE) !== Boolean(e.TLS_KEY_FILE)) {
     throw new ConfigError('Invalid configuration:\n  TLS_CERT_FILE and TLS_KEY_FILE must be set together');
   }
+  if (e.DATABASE_URL && !e.SERVER_SECRET) throw new ConfigError(missingServerSecret(e.DATA_DIR));
   if (e.PROVIDER === 'elevenlabs') {
     const missing = (['ELEVENLABS_API_KEY', 'ELEVENLABS_WEBHOOK_SECRET'] as const).filter((name) => !e[name]);
     if (missing.length > 0) {

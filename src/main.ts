@@ -28,5 +28,6 @@ program
   .command('worker')
   .description('Run only the webhook delivery worker')
   .action(async () => (await import('./serve.ts')).work());
-registerOperatorCommands(program, localCli(argv, processIo));
-process.exitCode = await runProgram(program, argv, processIo);
+const cli = localCli(argv, processIo);
+registerOperatorCommands(program, cli);
+process.exitCode = await runProgram(program, argv, cli);

@@ -6,11 +6,12 @@ import { createSecretBox, type SecretBox } from './crypto/secret-box.ts';
 import type { DatabaseHandle } from './db/database.ts';
 import { migrateToLatest } from './db/migrate.ts';
 import { createKeyHasher } from './keys/key-hash.ts';
+import { checkServerSecret } from './keys/server-secret-check.ts';
 import { createMetrics, type Metrics } from './ops/metrics.ts';
 import type { RateLimiter } from './rate-limit/interface.ts';
 import { createMemoryLimiter } from './rate-limit/memory.ts';
 import { createRedisLimiter, REDIS_CLIENT_OPTIONS } from './rate-limit/redis.ts';
-import { loadServerSecret } from './server-secret.ts';
+import { generatedSecretFile, loadServerSecret } from './server-secret.ts';
 import { createServices, type ProviderChoice, type Services } from './services.ts';
 import { createSigner } from './signer.ts';
 import { openStorage, type Storage } from './storage.ts';
@@ -40,21 +41,34 @@ export function providerChoice(config: Config): ProviderChoice {
   };
 }
 
+export type RuntimeOptions = {
+  /** Storage already opening (main.ts starts it before loading the server's modules); else opened here. */
+  opening?: Promise<Storage>;
+  /** `server-secret adopt`: this process's secret is to replace the recorded one, so it is not checked. */
+  adoptingServerSecret?: boolean;
+};
+
 /**
- * Opens storage (locking the embedded folder) unless it is already opening (`opening`, see main.ts), migrates, and
- * wires the domain layer; shared by every entry point.
+ * Opens storage (locking the embedded folder) unless it is already opening, migrates, refuses a server secret other
+ * than the one the database was set up with, and wires the domain layer; shared by every entry point.
  */
 export async function openRuntime(
   config: Config,
   clock: Clock,
   logger: Logger,
-  opening: Promise<Storage> = openStorage(config),
+  options: RuntimeOptions = {},
 ): Promise<Runtime> {
-  const storage = await opening;
+  const storage = await (options.opening ?? openStorage(config));
   const { database } = storage;
   try {
     await migrateToLatest(database.db);
     const serverSecret = loadServerSecret(config.serverSecret, config.dataDir);
+    if (!options.adoptingServerSecret) {
+      const source = config.serverSecret
+        ? 'SERVER_SECRET'
+        : `generated into ${generatedSecretFile(config.dataDir)}, as SERVER_SECRET is not set`;
+      await checkServerSecret(database.db, serverSecret, source);
+    }
     const hasher = createKeyHasher(serverSecret);
     const secretBox = createSecretBox(serverSecret);
     // ioredis is loaded only when configured (about 70 ms of every start otherwise); through `default`, as

@@ -1,8 +1,10 @@
+import type { Logger } from 'pino';
 import { startControlSocket } from './cli/server-host.ts';
-import { readStartState, startHints } from './cli/start-hints.ts';
+import { operatorAccess, readStartState, startHints } from './cli/start-hints.ts';
 import { systemClock } from './clock.ts';
 import { type Config, loadConfig } from './config.ts';
 import { seedDemoUser } from './dashboard/demo-user.ts';
+import { relaxedPolicyWarning } from './delivery/target-url.ts';
 import { seedDemo } from './demo/seed-demo.ts';
 import { startVoiceBackground } from './lifecycle/background.ts';
 import { createLogger } from './logger.ts';
@@ -19,7 +21,8 @@ import { createConfiguredWorker, registerOutboxGauges } from './worker.ts';
  */
 export async function serve(config: Config, opening: Promise<Storage>): Promise<void> {
   const logger = createLogger(config.logLevel ?? 'info');
-  const runtime = await openRuntime(config, systemClock, logger, opening);
+  const relaxed = warnOfRelaxedTargets(config, logger);
+  const runtime = await openRuntime(config, systemClock, logger, { opening });
   // As soon as the folder is ours: operator commands work from here on, demo seeding included.
   const control = await startControlSocket(runtime);
   const seedDemoData =
@@ -74,7 +77,8 @@ export async function serve(config: Config, opening: Promise<Storage>): Promise<
           '',
           `  Try: curl -k -H "Authorization: Bearer ${seed.secret}" ${server.url}/api/v1/auth/whoami`,
         ]
-      : startHints(await readStartState(runtime.database.db))),
+      : startHints(await readStartState(runtime.database.db), operatorAccess(config, control !== null))),
+    ...(relaxed ? ['', `  WARNING: ${relaxed}`] : []),
     '',
   ];
   process.stderr.write(`${lines.join('\n')}\n`);
@@ -104,6 +108,7 @@ export async function serve(config: Config, opening: Promise<Storage>): Promise<
 export async function work(): Promise<void> {
   const config = loadConfig();
   const logger = createLogger(config.logLevel ?? 'info');
+  warnOfRelaxedTargets(config, logger);
   const runtime = await openRuntime(config, systemClock, logger);
   const delivery = createConfiguredWorker(runtime);
   delivery.worker.start();
@@ -115,4 +120,14 @@ export async function work(): Promise<void> {
   };
   process.on('SIGTERM', () => void stop());
   process.on('SIGINT', () => void stop());
+}
+
+/** Logs (and returns, for the banner) the warning while a development setting relaxes the webhook target policy. */
+function warnOfRelaxedTargets(config: Config, logger: Logger): string | null {
+  const warning = relaxedPolicyWarning({
+    allowHttpTargets: config.webhookAllowHttp,
+    allowPrivateTargets: config.webhookAllowPrivateTargets,
+  });
+  if (warning) logger.warn(warning);
+  return warning;
 }

@@ -4,26 +4,73 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { after, describe, it } from 'node:test';
+import { cliWith } from '../testing/cli.ts';
+import { freshSchemaUrl } from '../testing/test-database.ts';
+
+/** Polls (the CLI runs synchronously, so the server's output arrives between the commands). */
+async function until(done: () => boolean): Promise<void> {
+  const deadline = Date.now() + 120_000;
+  while (!done()) {
+    assert.ok(Date.now() < deadline, 'timed out');
+    await new Promise((r) => setTimeout(r, 50));
+  }
+}
+
+/** `serve` with `env`; resolves once its banner is out. `log` holds its JSON log lines (stdout). */
+async function serveOn(env: NodeJS.ProcessEnv, running: ChildProcess[]) {
+  const child = spawn(process.execPath, ['src/main.ts', 'serve'], {
+    env,
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  running.push(child);
+  const server = { banner: '', log: '' };
+  child.stderr?.on('data', (d: Buffer) => {
+    server.banner += d.toString();
+  });
+  child.stdout?.on('data', (d: Buffer) => {
+    server.log += d.toString();
+  });
+  const exited = new Promise<number | null>((resolve) => child.on('exit', resolve));
+  await until(() => {
+    assert.equal(child.exitCode, null, server.banner);
+    return /listening on[\s\S]*\n\n$/.test(server.banner);
+  });
+  const stop = () => {
+    child.kill('SIGTERM');
+    return exited;
+  };
+  return Object.assign(server, { stop });
+}
+
+/** The environment of `serve` on the embedded database in `dir`: no demo data, any port, its log on stdout. */
+const embeddedServe = (dir: string, extra: NodeJS.ProcessEnv = {}): NodeJS.ProcessEnv => ({
+  ...process.env,
+  DATA_DIR: dir,
+  DATABASE_URL: '',
+  REDIS_URL: '',
+  PORT: '0',
+  DEMO_SEED: 'false',
+  LOG_LEVEL: 'info',
+  ...extra,
+});
+
+/** The children a suite starts, killed after it, and its folder, removed. */
+function cleanedUpAfter(folder: string): ChildProcess[] {
+  const running: ChildProcess[] = [];
+  after(() => {
+    for (const child of running) child.kill('SIGKILL');
+    fs.rmSync(folder, { recursive: true, force: true });
+  });
+  return running;
+}
 
 // The operator CLI while `serve` holds the embedded data folder: its commands go through the folder's control
 // socket, run in the server, and print what the CLI prints on its own once the server is stopped.
 describe('operator CLI beside a running embedded server', () => {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'vca-beside-'));
   const socketFile = path.join(dir, 'control.sock');
-  const env = {
-    ...process.env,
-    DATA_DIR: dir,
-    DATABASE_URL: '',
-    REDIS_URL: '',
-    PORT: '0',
-    DEMO_SEED: 'false',
-    LOG_LEVEL: 'info',
-  };
-  const running: ChildProcess[] = [];
-  after(() => {
-    for (const child of running) child.kill('SIGKILL');
-    fs.rmSync(dir, { recursive: true, force: true });
-  });
+  const env = embeddedServe(dir);
+  const running = cleanedUpAfter(dir);
 
   const cli = (args: string[], input?: string) => {
     const res = spawnSync(process.execPath, ['src/main.ts', ...args], {
@@ -40,40 +87,7 @@ describe('operator CLI beside a running embedded server', () => {
     return JSON.parse(res.stdout);
   };
 
-  /** Polls (the CLI runs synchronously, so the server's output arrives between the commands). */
-  async function until(done: () => boolean): Promise<void> {
-    const deadline = Date.now() + 120_000;
-    while (!done()) {
-      assert.ok(Date.now() < deadline, 'timed out');
-      await new Promise((r) => setTimeout(r, 50));
-    }
-  }
-
-  /** `serve` on the folder; resolves once its banner is out. `log` holds its JSON log lines (stdout). */
-  async function startServe() {
-    const child = spawn(process.execPath, ['src/main.ts', 'serve'], {
-      env,
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
-    running.push(child);
-    const server = { banner: '', log: '' };
-    child.stderr?.on('data', (d: Buffer) => {
-      server.banner += d.toString();
-    });
-    child.stdout?.on('data', (d: Buffer) => {
-      server.log += d.toString();
-    });
-    const exited = new Promise<number | null>((resolve) => child.on('exit', resolve));
-    await until(() => {
-      assert.equal(child.exitCode, null, server.banner);
-      return /listening on[\s\S]*\n\n$/.test(server.banner);
-    });
-    const stop = () => {
-      child.kill('SIGTERM');
-      return exited;
-    };
-    return Object.assign(server, { stop });
-  }
+  const startServe = () => serveOn(env, running);
 
   const mode = (file: string) => fs.statSync(file).mode & 0o777;
   let customerId = '';
@@ -90,6 +104,11 @@ describe('operator CLI beside a running embedded server', () => {
     const server = await startServe();
     try {
       assert.match(server.banner, /No customer yet\. In another terminal, with this server running:/);
+      assert.doesNotMatch(
+        server.banner + server.log,
+        /WARNING|WEBHOOK_ALLOW/,
+        'no warning under the defaults',
+      );
       assert.ok(fs.statSync(socketFile).isSocket());
       assert.equal(mode(socketFile), 0o600, 'only the owner of the folder can connect');
 
@@ -168,6 +187,88 @@ describe('operator CLI beside a running embedded server', () => {
       assert.equal(list.status, 0, list.stderr);
       assert.equal(list.stdout, throughServer['customers list --json']?.stdout);
       await until(() => /"command":"customers list","exitCode":0/.test(server.log));
+    } finally {
+      assert.equal(await server.stop(), 0);
+    }
+  });
+});
+
+describe('operator CLI beside a server on a data folder of any path length', () => {
+  const top = fs.mkdtempSync(path.join(os.tmpdir(), 'vca-deep-'));
+  let dir = top;
+  while (Buffer.byteLength(path.join(dir, 'control.sock')) < 160)
+    dir = path.join(dir, 'a-rather-long-folder-name');
+  const env = embeddedServe(dir, { WEBHOOK_ALLOW_PRIVATE_TARGETS: 'true' });
+  const running = cleanedUpAfter(top);
+
+  it('starts with its control socket, and the CLI reaches it; a relaxed target policy is warned of', async () => {
+    const server = await serveOn(env, running);
+    const socketFile = path.join(dir, 'control.sock');
+    try {
+      assert.ok(Buffer.byteLength(socketFile) >= 160);
+      assert.ok(fs.statSync(socketFile).isSocket());
+      assert.equal(fs.statSync(socketFile).mode & 0o777, 0o600);
+      assert.doesNotMatch(server.log, /no control socket/);
+      assert.match(
+        server.banner,
+        /\n {2}WARNING: WEBHOOK_ALLOW_PRIVATE_TARGETS is on: .+ unset it in production\.\n/,
+      );
+      const warned = server.log
+        .split('\n')
+        .find((line) => line.includes('WEBHOOK_ALLOW_PRIVATE_TARGETS is on'));
+      assert.equal(warned && JSON.parse(warned).level, 40, 'logged as a warning');
+      const created = cliWith({ ...env, LOG_LEVEL: 'silent' })(
+        'customers',
+        'create',
+        '--name',
+        'Deep',
+        '--json',
+      );
+      assert.equal(created.status, 0, created.stderr);
+      assert.equal(created.json().name, 'Deep');
+      await until(() => /"command":"customers create","exitCode":0/.test(server.log));
+    } finally {
+      assert.equal(await server.stop(), 0);
+    }
+    assert.equal(fs.existsSync(socketFile), false, 'the socket goes with the server');
+  });
+});
+
+describe('the start banner of a server on PostgreSQL', {
+  skip: process.env.DATABASE_URL ? false : 'needs DATABASE_URL',
+}, () => {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'vca-pg-banner-'));
+  const running = cleanedUpAfter(dir);
+
+  it("prints a keys create line that works pasted as printed, in a shell without the server's settings", async () => {
+    const secret = 'pg-banner-server-secret-0123456789abcdef';
+    const postgres = {
+      DATABASE_URL: (await freshSchemaUrl()) ?? '',
+      SERVER_SECRET: secret,
+      LOG_LEVEL: 'silent',
+    };
+    const customer = cliWith(postgres)('customers', 'create', '--name', 'On PostgreSQL', '--json');
+    assert.equal(customer.status, 0, customer.stderr);
+    const server = await serveOn(
+      { ...process.env, ...postgres, DATA_DIR: dir, REDIS_URL: '', PORT: '0', LOG_LEVEL: 'info' },
+      running,
+    );
+    try {
+      const line = /^ {4}(.* keys create --customer .*)$/m.exec(server.banner)?.[1];
+      assert.ok(line, server.banner);
+      assert.ok(
+        line.startsWith(`DATA_DIR=${dir} npm run cli -- keys create --customer ${customer.json().id} `),
+        line,
+      );
+      assert.doesNotMatch(server.banner, new RegExp(secret), 'the secret is never printed');
+      const pasted = spawnSync('sh', ['-c', line], {
+        env: { ...process.env, DATABASE_URL: '', SERVER_SECRET: '', REDIS_URL: '', LOG_LEVEL: 'silent' },
+        encoding: 'utf8',
+        timeout: 180_000,
+      });
+      assert.equal(pasted.status, 0, pasted.stderr);
+      assert.match(pasted.stdout, /Key \(shown once, store it now\):\nsvc_live_/);
+      await until(() => /"command":"keys create","exitCode":0/.test(server.log));
     } finally {
       assert.equal(await server.stop(), 0);
     }

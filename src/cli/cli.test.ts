@@ -1,6 +1,13 @@
 import assert from 'node:assert/strict';
+import fs from 'node:fs';
+import path from 'node:path';
 import { describe, it } from 'node:test';
-import { cliOnFreshFolder } from '../testing/cli.ts';
+import { cliOnFreshFolder, cliWith } from '../testing/cli.ts';
+import { freshSchemaUrl } from '../testing/test-database.ts';
+
+const SECRET_A = 'cli-test-server-secret-a-0123456789abcdef';
+const SECRET_B = 'cli-test-server-secret-b-0123456789abcdef';
+const MISMATCH = /^The server secret of this process \((.+)\) is not the one this database was set up with/;
 
 // The operator CLI end to end, as a script would use it: --json output and exit codes.
 describe('operator CLI', () => {
@@ -219,5 +226,61 @@ describe('operator CLI', () => {
     assert.equal(cli('keys', 'create').status, 2, 'missing required options');
     assert.equal(cli('no-such-command').status, 2);
     assert.equal(cli('keys', 'revoke', '00000000-0000-4000-8000-000000000000').status, 1);
+  });
+
+  it('refuses a server secret other than the one its database was set up with; adopt records a new one', () => {
+    const generated = fs.readFileSync(path.join(cli.dir, 'server-secret'), 'utf8');
+    const other = cli.with({ SERVER_SECRET: SECRET_A });
+    const refused = other('customers', 'list');
+    assert.equal(refused.status, 1);
+    assert.equal(refused.stderr.match(MISMATCH)?.[1], 'SERVER_SECRET');
+    assert.match(refused.stderr, /npm run cli -- server-secret adopt/);
+    const sameSecret = cli.with({ SERVER_SECRET: generated })('customers', 'list', '--json');
+    assert.equal(sameSecret.status, 0, 'the generated secret, given as SERVER_SECRET: the same secret');
+    assert.deepEqual(other('server-secret', 'adopt', '--json').json(), { outcome: 'adopted' });
+    assert.equal(other('customers', 'list').status, 0);
+    const byFile = cli('customers', 'list', '--json');
+    assert.equal(byFile.status, 1);
+    assert.equal(byFile.json().error.code, 'config.server_secret_mismatch');
+    assert.match(byFile.json().error.detail, /generated into .+server-secret, as SERVER_SECRET is not set/);
+    assert.match(cli('server-secret', 'adopt').stdout, /^Recorded this server secret/);
+    assert.match(cli('server-secret', 'adopt').stdout, /nothing changed/);
+    assert.equal(cli('customers', 'list').status, 0);
+  });
+
+  it('refuses DATABASE_URL without SERVER_SECRET, saying what to set, and a database out of reach in a sentence', () => {
+    const closed = 'postgres://postgres@127.0.0.1:1/none';
+    const noSecret = cliWith({ DATABASE_URL: closed, SERVER_SECRET: '', LOG_LEVEL: 'silent' })(
+      'customers',
+      'list',
+    );
+    assert.equal(noSecret.status, 1);
+    assert.match(noSecret.stderr, /^Invalid configuration:\n {2}SERVER_SECRET: required with DATABASE_URL/);
+    assert.match(noSecret.stderr, /openssl rand -base64 32/);
+    const unreachable = cliWith({ DATABASE_URL: closed, SERVER_SECRET: SECRET_A, LOG_LEVEL: 'silent' })(
+      'customers',
+      'list',
+    );
+    assert.equal(unreachable.status, 1);
+    assert.equal(
+      unreachable.stderr,
+      'error: service.unavailable: Cannot reach the database (connect ECONNREFUSED 127.0.0.1:1). Check that ' +
+        'PostgreSQL is running and that DATABASE_URL (host, port, database name, user, password) is right.\n',
+    );
+  });
+
+  it('on PostgreSQL, runs with the SERVER_SECRET the database was set up with, and refuses another', {
+    skip: process.env.DATABASE_URL ? false : 'needs DATABASE_URL',
+  }, async () => {
+    const url = await freshSchemaUrl();
+    const on = (secret: string) =>
+      cliWith({ DATABASE_URL: url ?? '', SERVER_SECRET: secret, LOG_LEVEL: 'silent' });
+    const customer = on(SECRET_A)('customers', 'create', '--name', 'Shared', '--json');
+    assert.equal(customer.status, 0, customer.stderr);
+    const refused = on(SECRET_B)('keys', 'create', '--customer', customer.json().id, '--name', 'x');
+    assert.equal(refused.status, 1);
+    assert.equal(refused.stderr.match(MISMATCH)?.[1], 'SERVER_SECRET', refused.stderr);
+    const key = on(SECRET_A)('keys', 'create', '--customer', customer.json().id, '--name', 'x', '--json');
+    assert.equal(key.status, 0, key.stderr);
   });
 });

@@ -1,5 +1,4 @@
-import { AppError } from '../errors/app-error.ts';
-import type { Runtime } from '../runtime.ts';
+import type { Runtime, RuntimeOptions } from '../runtime.ts';
 import type { SeedProgress } from './seed-dataset.ts';
 
 export type OutputOptions = { json?: boolean };
@@ -13,8 +12,13 @@ export type CliIo = { out(text: string): void; err(text: string): void; exitCode
  */
 export type Cli = {
   io: CliIo;
-  /** Runs one action against open storage; domain errors become a message and exit code 1. */
-  withRuntime(action: (rt: Runtime) => Promise<void>): Promise<void>;
+  /** The embedded data folder the commands use, null on PostgreSQL: failures name it (failure.ts). */
+  embeddedDataDir: string | null;
+  /** Runs one action against open storage; what it throws is reported by runProgram (failure.ts). */
+  withRuntime(
+    action: (rt: Runtime) => Promise<void>,
+    options?: Pick<RuntimeOptions, 'adoptingServerSecret'>,
+  ): Promise<void>;
   /** A dashboard user's password: typed or piped to the CLI process, and sent along through the socket. */
   readPassword(fromStdin: boolean): Promise<string>;
   /** The operator's working directory: relative paths in arguments are relative to it. */
@@ -26,22 +30,6 @@ export type Cli = {
 /** Prints a result as JSON (`--json`) or as the given human text. */
 export function output(cli: Cli, options: OutputOptions, value: unknown, human: () => string): void {
   cli.io.out(options.json ? `${JSON.stringify(value, null, 2)}\n` : `${human()}\n`);
-}
-
-/** Runs an action on a runtime; an AppError is the operator's to read: its code, message and issues, exit 1. */
-export async function runAction(
-  runtime: Runtime,
-  action: (rt: Runtime) => Promise<void>,
-  io: CliIo,
-): Promise<void> {
-  try {
-    await action(runtime);
-  } catch (error) {
-    if (!(error instanceof AppError)) throw error;
-    io.err(`error: ${error.code}: ${error.message}\n`);
-    for (const issue of error.issues ?? []) io.err(`  ${issue.path.join('.')}: ${issue.message}\n`);
-    io.exitCode = 1;
-  }
 }
 
 /** A list as the commands print it (`US, CA`), `none` when empty. */

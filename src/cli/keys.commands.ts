@@ -1,4 +1,5 @@
 import type { Command } from 'commander';
+import { AppError } from '../errors/app-error.ts';
 import type { KeyView } from '../keys/keys.service.ts';
 import { AUTOMATION_PRESET, GRANTABLE_SCOPES } from '../keys/scopes.ts';
 import { type Cli, csv, listed, output } from './context.ts';
@@ -16,7 +17,8 @@ const line = (k: KeyView) =>
 function scopesFrom(opts: { scopes?: string; preset?: string }): string[] {
   if (opts.preset === 'automation') return [...AUTOMATION_PRESET];
   if (opts.preset === 'all') return [...GRANTABLE_SCOPES];
-  if (opts.preset) throw new Error(`Unknown preset "${opts.preset}" (use automation or all).`);
+  if (opts.preset)
+    throw new AppError('input.invalid', `Unknown preset "${opts.preset}" (use automation or all).`);
   return csv(opts.scopes ?? '');
 }
 
@@ -57,7 +59,7 @@ export function registerKeyCommands(program: Command, cli: Cli): void {
         cli.withRuntime(async ({ services }) => {
           const expiresAt = opts.expiresAt ? new Date(opts.expiresAt) : null;
           if (expiresAt && Number.isNaN(expiresAt.getTime()))
-            throw new Error('--expires-at must be an ISO-8601 time');
+            throw new AppError('input.invalid', '--expires-at must be an ISO-8601 time.');
           const { key, secret } = await services.keys.createKey({
             customerId: opts.customer,
             name: opts.name,

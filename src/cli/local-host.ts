@@ -1,7 +1,7 @@
 import { controlSocketPath, embeddedDataDir } from '../control/protocol.ts';
 import { sendControlRequest } from '../control/socket-client.ts';
-import type { Runtime } from '../runtime.ts';
-import { type Cli, type CliIo, runAction } from './context.ts';
+import type { Runtime, RuntimeOptions } from '../runtime.ts';
+import type { Cli, CliIo } from './context.ts';
 import { readPassword } from './password.ts';
 
 export const processIo: CliIo = {
@@ -11,22 +11,23 @@ export const processIo: CliIo = {
 };
 
 /**
- * The CLI process. On the embedded database a running server holds the data folder: the command goes to it
- * through the folder's control socket and the CLI prints what the server's run of it printed. With no server
- * there (or on PostgreSQL) the CLI opens storage itself. Storage modules are imported only then: the path
- * through the socket loads little more than commander.
+ * The CLI process. Without DATABASE_URL, a server running on the data folder (on the embedded database, which it
+ * holds, or on PostgreSQL) answers on the folder's control socket: the command goes to it and the CLI prints what
+ * the server's run of it printed. With no server there (or with DATABASE_URL) the CLI opens storage itself.
+ * Storage modules are imported only then: the path through the socket loads little more than commander.
  */
 export function localCli(argv: string[], io: CliIo): Cli {
   let password: string | undefined;
+  const dataDir = embeddedDataDir(process.env);
   const cli: Cli = {
     io,
+    embeddedDataDir: dataDir,
     cwd: process.cwd(),
     async readPassword(fromStdin) {
       password = await readPassword(fromStdin);
       return password;
     },
-    async withRuntime(action) {
-      const dataDir = embeddedDataDir(process.env);
+    async withRuntime(action, options = {}) {
       const answer = dataDir
         ? await sendControlRequest(controlSocketPath(dataDir), {
             argv,
@@ -34,7 +35,7 @@ export function localCli(argv: string[], io: CliIo): Cli {
             ...(password === undefined ? {} : { password }),
           })
         : null;
-      if (!answer) return openHere(action, io);
+      if (!answer) return openHere(action, options);
       io.out(answer.stdout);
       io.err(answer.stderr);
       io.exitCode = answer.exitCode;
@@ -47,7 +48,7 @@ export function localCli(argv: string[], io: CliIo): Cli {
   return cli;
 }
 
-async function openHere(action: (rt: Runtime) => Promise<void>, io: CliIo): Promise<void> {
+async function openHere(action: (rt: Runtime) => Promise<void>, options: RuntimeOptions): Promise<void> {
   const [{ systemClock }, { loadConfig }, { createLogger }, { openRuntime }] = await Promise.all([
     import('../clock.ts'),
     import('../config.ts'),
@@ -59,9 +60,10 @@ async function openHere(action: (rt: Runtime) => Promise<void>, io: CliIo): Prom
     config,
     systemClock,
     createLogger(config.logLevel ?? 'warn', process.stderr),
+    options,
   );
   try {
-    await runAction(runtime, action, io);
+    await action(runtime);
   } finally {
     await runtime.close();
   }

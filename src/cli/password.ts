@@ -1,3 +1,5 @@
+import { AppError } from '../errors/app-error.ts';
+
 /** Reads the password: the first line of stdin (--password-stdin), or typed at a terminal without echo. */
 export async function readPassword(fromStdin: boolean): Promise<string> {
   if (fromStdin) {
@@ -6,7 +8,10 @@ export async function readPassword(fromStdin: boolean): Promise<string> {
     return (Buffer.concat(chunks).toString('utf8').split(/\r?\n/)[0] ?? '').trimEnd();
   }
   if (!process.stdin.isTTY) {
-    throw new Error('No terminal to type the password in: pipe it with --password-stdin.');
+    throw new AppError(
+      'input.invalid',
+      'No terminal to type the password in: pipe it with --password-stdin.',
+    );
   }
   const ask = (prompt: string) =>
     new Promise<string>((resolve, reject) => {
@@ -39,6 +44,6 @@ export async function readPassword(fromStdin: boolean): Promise<string> {
     });
   const first = await ask('Password: ');
   const again = await ask('Repeat password: ');
-  if (first !== again) throw new Error('The passwords do not match.');
+  if (first !== again) throw new AppError('input.invalid', 'The passwords do not match.');
   return first;
 }

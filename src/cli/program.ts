@@ -5,6 +5,7 @@ import type { Cli, CliIo } from './context.ts';
 import { registerCustomerCommands } from './customers.commands.ts';
 import { registerKeyCommands } from './keys.commands.ts';
 import { registerSeedCommand } from './seed.commands.ts';
+import { registerServerSecretCommands } from './server-secret.commands.ts';
 import { registerUserCommands } from './users.commands.ts';
 import { registerWebhookCommands } from './webhooks.commands.ts';
 
@@ -39,5 +40,6 @@ export function registerOperatorCommands(program: Command, cli: Cli): Command {
   registerWebhookCommands(program, cli);
   registerSeedCommand(program, cli);
   registerUserCommands(program, cli);
+  registerServerSecretCommands(program, cli);
   return program;
 }

@@ -1,27 +1,27 @@
 import { type Command, CommanderError } from 'commander';
-import type { CliIo } from './context.ts';
+import type { Cli, CliIo } from './context.ts';
+import { describeFailure, printFailure } from './failure.ts';
+
+/** Where the program runs: its output, the database its commands use, and what to do with a fault of ours. */
+export type ProgramHost = Pick<Cli, 'io' | 'embeddedDataDir'> & {
+  /** A failure that is not the operator's (the server logs it with its stack). */
+  onUnexpected?(error: unknown): void;
+};
 
 /**
- * Errors whose message is written for the operator as it stands (an invalid configuration, a data folder held
- * by another process or that cannot be made private). Matched by name: importing config.ts to test `instanceof`
- * would load zod on every run.
+ * Runs the program on `argv` (the words after `main.ts`); returns the exit code: 0 ok, 1 failed, 2 usage. Every
+ * failure is reported here, through failure.ts: a sentence on stderr, or with `--json` a JSON object on stdout.
  */
-const PLAIN_ERRORS = new Set(['ConfigError', 'DataDirLockedError', 'DataDirUnsafeError']);
-
-/** Runs the program on `argv` (the words after `main.ts`); returns the exit code: 0 ok, 1 failed, 2 usage. */
-export async function runProgram(program: Command, argv: string[], io: CliIo): Promise<number> {
+export async function runProgram(program: Command, argv: string[], host: ProgramHost): Promise<number> {
+  const { io } = host;
   try {
     await program.parseAsync(argv, { from: 'user' });
   } catch (error) {
-    if (error instanceof CommanderError) {
-      io.exitCode = error.exitCode === 0 ? 0 : 2;
-    } else if (error instanceof Error && PLAIN_ERRORS.has(error.constructor.name)) {
-      io.err(`${error.message}\n`);
-      io.exitCode = 1;
-    } else {
-      io.err(`error: ${error instanceof Error ? error.message : String(error)}\n`);
-      io.exitCode = 1;
-    }
+    if (error instanceof CommanderError && error.exitCode === 0) return io.exitCode; // --help, --version
+    const failure = describeFailure(error, { argv, embeddedDataDir: host.embeddedDataDir });
+    if (failure.form === 'unexpected') host.onUnexpected?.(error);
+    printFailure(failure, argv.includes('--json'), io);
+    io.exitCode = failure.exitCode;
   }
   return io.exitCode;
 }

@@ -1,20 +1,24 @@
+import fs from 'node:fs';
 import type { ControlRequest, ControlResponse } from '../control/protocol.ts';
 import { controlSocketPath } from '../control/protocol.ts';
 import { type ControlSocket, listenControlSocket } from '../control/socket-server.ts';
 import type { Runtime } from '../runtime.ts';
-import { type Cli, type CliIo, runAction } from './context.ts';
+import type { Cli, CliIo } from './context.ts';
 import { registerOperatorCommands, rootProgram } from './program.ts';
 import { bufferedIo, runProgram } from './run-program.ts';
 
 /**
- * Opens the data folder's control socket when the server runs on the embedded database, which no other process
- * may open while the server holds it. Null on PostgreSQL (the CLI opens the database itself), or if the socket
- * cannot be created (then the CLI says the folder is in use, as it did before the socket existed).
+ * Opens the data folder's control socket. On the embedded database no other process may open the folder while
+ * the server holds it, so this is how operator commands reach it. On PostgreSQL the CLI could open the database
+ * itself, but only with this server's DATABASE_URL and SERVER_SECRET: through the socket, a command pasted from
+ * the start banner works as printed, from a shell with neither. Null if the socket cannot be created (another
+ * instance on PostgreSQL answers on it already, then commands go to that one).
  */
 export async function startControlSocket(runtime: Runtime): Promise<ControlSocket | null> {
-  if (runtime.database.kind !== 'pglite') return null;
   const file = controlSocketPath(runtime.config.dataDir);
   try {
+    // The embedded folder exists (the server holds its lock); on PostgreSQL it may not (TLS files given).
+    fs.mkdirSync(runtime.config.dataDir, { recursive: true, mode: 0o700 });
     return await listenControlSocket(file, (request) => runSentCommand(runtime, request));
   } catch (err) {
     runtime.logger.warn({ err, file }, 'no control socket: operator commands cannot reach this server');
@@ -26,8 +30,12 @@ export async function startControlSocket(runtime: Runtime): Promise<ControlSocke
 export async function runSentCommand(runtime: Runtime, request: ControlRequest): Promise<ControlResponse> {
   const began = performance.now();
   const io = bufferedIo();
-  const program = registerOperatorCommands(rootProgram(io), serverCli(runtime, request, io));
-  const exitCode = await runProgram(program, request.argv, io);
+  const cli = serverCli(runtime, request, io);
+  const program = registerOperatorCommands(rootProgram(io), cli);
+  const exitCode = await runProgram(program, request.argv, {
+    ...cli,
+    onUnexpected: (err) => runtime.logger.error({ err }, 'operator command failed'),
+  });
   runtime.logger.info(
     {
       command: request.argv
@@ -45,8 +53,10 @@ export async function runSentCommand(runtime: Runtime, request: ControlRequest):
 function serverCli(runtime: Runtime, request: ControlRequest, io: CliIo): Cli {
   return {
     io,
+    embeddedDataDir: runtime.database.kind === 'pglite' ? runtime.config.dataDir : null,
     cwd: request.cwd,
-    withRuntime: (action) => runAction(runtime, action, io),
+    // Adopting a server secret here would adopt the one this server was started with, already checked.
+    withRuntime: (action) => action(runtime),
     async readPassword() {
       if (request.password === undefined) throw new Error('The CLI sent no password.');
       return request.password;

@@ -1,4 +1,5 @@
 import type { Command } from 'commander';
+import { AppError } from '../errors/app-error.ts';
 import type { SubscriptionView } from '../webhooks/subscriptions.service.ts';
 import { type Cli, output } from './context.ts';
 
@@ -79,9 +80,11 @@ export function registerWebhookCommands(program: Command, cli: Cli): void {
     .option('--json', 'print JSON')
     .action((id: string, opts: { customer: string; since?: string; event?: string; json?: boolean }) =>
       cli.withRuntime(async ({ services }) => {
-        if (!opts.since === !opts.event) throw new Error('Give exactly one of --since or --event.');
+        if (!opts.since === !opts.event)
+          throw new AppError('input.invalid', 'Give exactly one of --since or --event.');
         const since = opts.since ? new Date(opts.since) : null;
-        if (since && Number.isNaN(since.getTime())) throw new Error('--since must be an ISO-8601 time');
+        if (since && Number.isNaN(since.getTime()))
+          throw new AppError('input.invalid', '--since must be an ISO-8601 time.');
         const result = since
           ? await services.webhookEvents.redeliverSince(opts.customer, id, since)
           : await services.webhookEvents.redeliverEvent(opts.customer, opts.event ?? '', id);

@@ -19,8 +19,18 @@ export type ControlRequest = {
 
 export type ControlResponse = { stdout: string; stderr: string; exitCode: number };
 
+/** The socket could not be used, for a reason the operator can act on; the message says what to do. */
+export class ControlSocketError extends Error {}
+
 /** Longer lines are refused: a request is a command line, not a payload. */
 export const MAX_REQUEST_BYTES = 1024 * 1024;
+
+/**
+ * A connection that has not sent its whole request line this long after connecting is closed unanswered: the CLI
+ * writes it as soon as it is connected, so only a stuck or hostile client takes longer, and it must not hold a
+ * connection (nor the server's stop, which waits for open connections) for ever.
+ */
+export const REQUEST_TIMEOUT_MS = 5_000;
 
 export const controlSocketPath = (dataDir: string): string => path.join(dataDir, 'control.sock');
 

@@ -16,6 +16,7 @@ import type {
   IdempotencyKeysTable,
   SpendReservationsTable,
 } from './tables/outbound.table.ts';
+import type { ServerSecretFingerprintTable } from './tables/server-secret.table.ts';
 import type { SimulatorCallsTable } from './tables/simulator.table.ts';
 import type { TranscriptJobsTable } from './tables/transcript-jobs.table.ts';
 import type { TranscriptsTable } from './tables/transcripts.table.ts';
@@ -48,6 +49,7 @@ export interface DB {
   webhook_attempts: WebhookAttemptsTable;
   transcript_jobs: TranscriptJobsTable;
   simulator_calls: SimulatorCallsTable;
+  server_secret_fingerprint: ServerSecretFingerprintTable;
   // Dashboard
   dashboard_users: DashboardUsersTable;
   dashboard_sessions: DashboardSessionsTable;

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import type { Issue } from '../errors/app-error.ts';
-import { checkTargetUrl, invalidTargetInput, TARGET_URL_MAX } from './target-url.ts';
+import { checkTargetUrl, invalidTargetInput, relaxedPolicyWarning, TARGET_URL_MAX } from './target-url.ts';
 
 const PRODUCTION = { allowHttpTargets: false, allowPrivateTargets: false };
 const PATH = ['body', 'url'];
@@ -171,4 +171,33 @@ describe('invalidTargetInput: the 422 detail', () => {
       assert.doesNotMatch(detailFor(url, extra), /WEBHOOK_ALLOW/);
     });
   }
+});
+
+describe('the start-up warning of a relaxed target policy', () => {
+  it('says nothing under the production policy, and names each development setting that is on', () => {
+    assert.equal(relaxedPolicyWarning(PRODUCTION), null);
+    const cases: [{ allowHttpTargets: boolean; allowPrivateTargets: boolean }, RegExp[], RegExp[]][] = [
+      [
+        { allowHttpTargets: true, allowPrivateTargets: false },
+        [/WEBHOOK_ALLOW_HTTP is on/, /unencrypted/],
+        [/PRIVATE/],
+      ],
+      [
+        { allowHttpTargets: false, allowPrivateTargets: true },
+        [/WEBHOOK_ALLOW_PRIVATE_TARGETS is on/, /SSRF/],
+        [/WEBHOOK_ALLOW_HTTP/],
+      ],
+      [
+        { allowHttpTargets: true, allowPrivateTargets: true },
+        [/WEBHOOK_ALLOW_HTTP is on/, /WEBHOOK_ALLOW_PRIVATE_TARGETS is on/],
+        [],
+      ],
+    ];
+    for (const [policy, present, absent] of cases) {
+      const warning = relaxedPolicyWarning(policy) ?? '';
+      for (const re of [...present, /local development only: unset it in production/])
+        assert.match(warning, re);
+      for (const re of absent) assert.doesNotMatch(warning, re);
+    }
+  });
 });

@@ -20,6 +20,22 @@ const SETTING_OF = new Map([
   [PRIVATE_MESSAGE, PRIVATE_SETTING],
 ]);
 
+/**
+ * What a process that sends webhooks says at start while a development setting relaxes the target policy (its log
+ * and the server's banner); null under the production policy.
+ */
+export function relaxedPolicyWarning(policy: TargetPolicy): string | null {
+  const relaxed = [
+    policy.allowHttpTargets &&
+      `${HTTP_SETTING} is on: targets may use plain http://, so deliveries and their signatures travel unencrypted.`,
+    policy.allowPrivateTargets &&
+      `${PRIVATE_SETTING} is on: targets may be private, loopback or link-local addresses, so a customer can ` +
+        'make this server send requests into its own network (SSRF).',
+  ].filter((line) => typeof line === 'string');
+  if (relaxed.length === 0) return null;
+  return `${relaxed.join(' ')} Webhooks and callback_url notifications are affected. For local development only: unset it in production.`;
+}
+
 /** Names that never lead to a public receiver, with or without the trailing dot of a fully qualified name. */
 function isPrivateName(hostname: string): boolean {
   const name = hostname.replace(/\.+$/, '');

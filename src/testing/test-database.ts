@@ -11,9 +11,34 @@ let sharedSchema: string | null = null;
 export function testDatabaseUrlForChild(): string | null {
   const url = process.env.DATABASE_URL;
   if (!url || !sharedSchema) return null;
+  return inSchema(url, sharedSchema);
+}
+
+/** Named for its process, so a later run drops it once that process is gone (dropAbandonedSchemas). */
+const newSchemaName = () => `test_${process.pid}_${randomBytes(4).toString('hex')}`;
+
+/** `url` with every connection's search_path set to `schema`. */
+function inSchema(url: string, schema: string): string {
   const u = new URL(url);
-  u.searchParams.set('options', `-c search_path=${sharedSchema}`);
+  u.searchParams.set('options', `-c search_path=${schema}`);
   return u.toString();
+}
+
+/**
+ * With DATABASE_URL: the URL of a new, empty schema of this test process (dropped with the others once the process
+ * is gone), for a process under test that must have a database to itself (it records its server secret there).
+ */
+export async function freshSchemaUrl(): Promise<string | null> {
+  const url = process.env.DATABASE_URL;
+  if (!url) return null;
+  const schema = newSchemaName();
+  const admin = await openDatabase({ url, poolSize: 1 });
+  try {
+    await sql.raw(`create schema ${schema}`).execute(admin.db);
+  } finally {
+    await admin.close();
+  }
+  return inSchema(url, schema);
 }
 
 /**
@@ -32,7 +57,7 @@ async function open(): Promise<DatabaseHandle> {
     await migrateToLatest(handle.db);
     return handle;
   }
-  const schema = `test_${process.pid}_${randomBytes(4).toString('hex')}`;
+  const schema = newSchemaName();
   sharedSchema = schema;
   const admin = await openDatabase({ url, poolSize: 1 });
   await dropAbandonedSchemas(admin.db);

@@ -16,6 +16,7 @@ import * as deliveriesDueBySubscription from './20261125_0110_deliveries_due_by_
 import * as deliveriesFillfactor from './20261126_0100_deliveries_fillfactor.ts';
 import * as refusedTargetErrors from './20261126_0120_refused_target_errors.ts';
 import * as customerOutboundLimits from './20261126_0130_customer_outbound_limits.ts';
+import * as serverSecretFingerprint from './20261126_0300_server_secret_fingerprint.ts';
 
 /** Every migration, by name; names sort in the order they run. */
 export const migrations: Record<string, Migration> = {
@@ -36,4 +37,5 @@ export const migrations: Record<string, Migration> = {
   '20261126_0100_deliveries_fillfactor': deliveriesFillfactor,
   '20261126_0120_refused_target_errors': refusedTargetErrors,
   '20261126_0130_customer_outbound_limits': customerOutboundLimits,
+  '20261126_0300_server_secret_fingerprint': serverSecretFingerprint,
 };
