@@ -80,6 +80,16 @@ describe('operator command failures', () => {
         noCustomer,
       ],
       [['keys', 'revoke', 'nope'], 'input.invalid', /^"nope" is not an id/],
+      [
+        ['keys', 'revoke', unknown],
+        'resource.not_found',
+        new RegExp(`^No API key "${unknown}" in ${where}\\. \`keys list\` shows the keys there\\.`),
+      ],
+      [
+        ['customers', 'set-outbound-limits', unknown, '--max-daily-cap', '10.00'],
+        'resource.not_found',
+        new RegExp(`^No customer "${unknown}" in ${where}\\. \`customers list\``),
+      ],
       [['keys', 'rotate', 'nope'], 'input.invalid', /^"nope" is not an id/],
       [['keys', 'scopes', 'nope', '--scopes', 'read_calls'], 'input.invalid', /^"nope" is not an id/],
       [['keys', 'list', '--customer', 'nope'], 'input.invalid', notAnId],

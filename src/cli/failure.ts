@@ -72,7 +72,8 @@ export function describeFailure(error: unknown, context: FailureContext): Failur
     return { code: 'cli.usage', detail: error.message.replace(/^error: /, ''), exitCode: 2, form: 'usage' };
   }
   if (error instanceof AppError) {
-    return { code: error.code, detail: error.message, issues: error.issues, exitCode: 1, form: 'sentence' };
+    const detail = error.missing ? notPresent(error.missing.table, error.missing.id, context) : error.message;
+    return { code: error.code, detail, issues: error.issues, exitCode: 1, form: 'sentence' };
   }
   if (error instanceof ControlSocketError) {
     return { code: 'service.unavailable', detail: error.message, exitCode: 1, form: 'sentence' };
@@ -109,9 +110,6 @@ export function printFailure(
 }
 
 function databaseSentence(error: unknown, context: FailureContext): Pick<Failure, 'code' | 'detail'> | null {
-  const where = context.embeddedDataDir
-    ? `the embedded database in ${context.embeddedDataDir}`
-    : 'the PostgreSQL database of DATABASE_URL';
   if (unreachable(error)) {
     return {
       code: 'service.unavailable',
@@ -121,10 +119,6 @@ function databaseSentence(error: unknown, context: FailureContext): Pick<Failure
     };
   }
   if (!isPgError(error)) return null;
-  const named = (value: string) => {
-    const option = optionGiving(context.argv, value);
-    return option ? `"${value}" (${option})` : `"${value}"`;
-  };
   const { code, detail = '' } = error;
   const badText = /^invalid input syntax for type ([\w ]+): "(.*)"$/.exec(error.message);
   if (code === '22P02' && badText) {
@@ -133,28 +127,22 @@ function databaseSentence(error: unknown, context: FailureContext): Pick<Failure
       code: 'input.invalid',
       detail:
         type === 'uuid'
-          ? `${named(value)} is not an id: ids are UUIDs such as 3f2b9c1e-0000-4000-8000-000000000001, as the ` +
+          ? `${named(value, context)} is not an id: ids are UUIDs such as 3f2b9c1e-0000-4000-8000-000000000001, as the ` +
             'commands print them (customers list, keys list --customer <id>).'
-          : `${named(value)} is not a valid ${type}: see the command's --help.`,
+          : `${named(value, context)} is not a valid ${type}: see the command's --help.`,
     };
   }
   const missing = /^Key \((.+)\)=\((.+)\) is not present in table "(\w+)"\.$/.exec(detail);
   if (code === '23503' && missing) {
     const [, , value = '', table = ''] = missing;
-    const onEmbedded = context.embeddedDataDir
-      ? ' If your server runs on PostgreSQL, run the command with its DATABASE_URL and SERVER_SECRET.'
-      : '';
-    return {
-      code: 'resource.not_found',
-      detail: `No ${noun(table)} ${named(value)} in ${where}.${LISTED_BY[table] ?? ''}${onEmbedded}`,
-    };
+    return { code: 'resource.not_found', detail: notPresent(table, value, context) };
   }
   const used = /^Key \((.+)\)=\((.+)\) is still referenced from table "(\w+)"\.$/.exec(detail);
   if (code === '23503' && used) {
     const [, , value = '', table = ''] = used;
     return {
       code: 'resource.conflict',
-      detail: `${named(value)} is still used by ${noun(table)} rows: remove those first.`,
+      detail: `${named(value, context)} is still used by ${noun(table)} rows: remove those first.`,
     };
   }
   const duplicate = /^Key \((.+)\)=\((.+)\) already exists\.$/.exec(detail);
@@ -162,7 +150,7 @@ function databaseSentence(error: unknown, context: FailureContext): Pick<Failure
     const [, columns = '', values = ''] = duplicate;
     return {
       code: 'resource.conflict',
-      detail: `A ${noun(error.table ?? 'row')} with ${columns} ${values} already exists in ${where}: choose another.`,
+      detail: `A ${noun(error.table ?? 'row')} with ${columns} ${values} already exists in ${where(context)}: choose another.`,
     };
   }
   if (code === '23514') {
@@ -179,6 +167,25 @@ function databaseSentence(error: unknown, context: FailureContext): Pick<Failure
   }
   return null;
 }
+
+/** An id that names nothing in the database the command used: which database, where such ids are listed. */
+function notPresent(table: string, value: string, context: FailureContext): string {
+  const onEmbedded = context.embeddedDataDir
+    ? ' If your server runs on PostgreSQL, run the command with its DATABASE_URL and SERVER_SECRET.'
+    : '';
+  return `No ${noun(table)} ${named(value, context)} in ${where(context)}.${LISTED_BY[table] ?? ''}${onEmbedded}`;
+}
+
+const where = (context: FailureContext): string =>
+  context.embeddedDataDir
+    ? `the embedded database in ${context.embeddedDataDir}`
+    : 'the PostgreSQL database of DATABASE_URL';
+
+/** A value as the operator gave it, with the option that carried it: `"nope" (--customer)`. */
+const named = (value: string, context: FailureContext): string => {
+  const option = optionGiving(context.argv, value);
+  return option ? `"${value}" (${option})` : `"${value}"`;
+};
 
 function unreachable(error: unknown): boolean {
   if (isPgError(error)) return UNREACHABLE_STATES.some((state) => error.code.startsWith(state));

@@ -93,14 +93,14 @@ export function createCustomersService(deps: {
       if (changed) await notify(tx, 'api_keys_changed');
       return changed;
     });
-    if (!row) throw notFound('Customer');
+    if (!row) throw notFound('Customer', { table: 'customers', id });
     deps.onKeysChanged();
     return rowToCustomer(row);
   }
 
   async function getCustomer(id: string): Promise<CustomerView> {
     const row = await repo.findCustomer(db, id);
-    if (!row) throw notFound('Customer');
+    if (!row) throw notFound('Customer', { table: 'customers', id });
     return rowToCustomer(row);
   }
 

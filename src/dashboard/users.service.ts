@@ -45,7 +45,7 @@ export function createUsersService(deps: { db: Database; clock: Clock }) {
         .select('id')
         .where('id', '=', input.customerId)
         .executeTakeFirst();
-      if (!customer) throw notFound('Customer');
+      if (!customer) throw notFound('Customer', { table: 'customers', id: input.customerId });
       const row = await repo.insertUser(db, {
         id: newUuid(),
         customer_id: input.customerId,

@@ -107,7 +107,7 @@ export function createKeysService(deps: KeysDeps) {
 
   async function requireKey(keyId: string): Promise<ApiKeyRow> {
     const row = await repo.findKey(db, keyId);
-    if (!row) throw notFound('API key');
+    if (!row) throw notFound('API key', { table: 'api_keys', id: keyId });
     return row;
   }
 
@@ -136,7 +136,7 @@ export function createKeysService(deps: KeysDeps) {
 
   async function limitsOf(customerId: string): Promise<OutboundLimits> {
     const customer = await findCustomer(db, customerId);
-    if (!customer) throw notFound('Customer');
+    if (!customer) throw notFound('Customer', { table: 'customers', id: customerId });
     return resolveLimits(customer, deps.outboundDefaults);
   }
 
@@ -206,7 +206,7 @@ export function createKeysService(deps: KeysDeps) {
       const secret = generateKey();
       const updated = await db.transaction().execute(async (tx) => {
         const row = await repo.findKeyForUpdate(tx, keyId);
-        if (!row) throw notFound('API key');
+        if (!row) throw notFound('API key', { table: 'api_keys', id: keyId });
         if (row.revoked_at) throw new AppError('resource.conflict', 'A revoked key cannot be rotated.');
         // The display prefix follows the newest value.
         const next = { hash: hasher.hash(secret), prefix: displayPrefix(secret) };
