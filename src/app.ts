@@ -8,6 +8,7 @@ import './http/fastify-types.ts';
 import { registerGuard } from './access/guard.ts';
 import {
   clientErrorHandler,
+  connectHandler,
   onFrameworkError,
   registerApiNotFound,
   registerErrorHandling,
@@ -51,7 +52,8 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
     loggerInstance: options.logger,
     // One access-log line per request is written by the onResponse hook below, with our fields.
     logController: new LogController({ disableRequestLogging: true, requestIdLogLabel: 'request_id' }),
-    https: { ...options.tls, minVersion: 'TLSv1.2' },
+    // A request without Host is answered by the guard, as a problem with a request id, not by Node's bare 400.
+    https: { ...options.tls, minVersion: 'TLSv1.2', requireHostHeader: false },
     genReqId: () => newUuid(),
     requestIdHeader: false,
     trustProxy: options.trustedProxies.length > 0 ? options.trustedProxies : false,
@@ -64,6 +66,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
     clientErrorHandler: clientErrorHandler(options.logger),
   }) as unknown as FastifyInstance;
 
+  app.server.on('connect', connectHandler(options.logger));
   app.setValidatorCompiler(zodValidatorCompiler);
   // Response schemas document the API (OpenAPI) and are checked by tests; at run time we send JSON as built.
   app.setSerializerCompiler(() => (data) => JSON.stringify(data));

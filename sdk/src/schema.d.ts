@@ -1149,6 +1149,22 @@ export interface operations {
           'application/json': components['schemas']['Identity'];
         };
       };
+      /** @description Problem: `input.malformed`. */
+      400: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
+          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
+          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'] & {
+            /** @enum {string} */
+            code: 'input.malformed';
+          };
+        };
+      };
       /** @description Problem: `auth.missing`, `auth.invalid`, `auth.revoked`, `auth.expired`. */
       401: {
         headers: {
@@ -1263,6 +1279,22 @@ export interface operations {
         };
         content: {
           'application/json': components['schemas']['AssistantsPage'];
+        };
+      };
+      /** @description Problem: `input.malformed`. */
+      400: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
+          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
+          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'] & {
+            /** @enum {string} */
+            code: 'input.malformed';
+          };
         };
       };
       /** @description Problem: `auth.missing`, `auth.invalid`, `auth.revoked`, `auth.expired`. */
@@ -1401,6 +1433,22 @@ export interface operations {
           'application/json': components['schemas']['CallsPage'];
         };
       };
+      /** @description Problem: `input.malformed`. */
+      400: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
+          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
+          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'] & {
+            /** @enum {string} */
+            code: 'input.malformed';
+          };
+        };
+      };
       /** @description Problem: `auth.missing`, `auth.invalid`, `auth.revoked`, `auth.expired`. */
       401: {
         headers: {
@@ -1506,6 +1554,22 @@ export interface operations {
         };
         content: {
           'application/json': components['schemas']['CallDetail'];
+        };
+      };
+      /** @description Problem: `input.malformed`. */
+      400: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
+          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
+          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'] & {
+            /** @enum {string} */
+            code: 'input.malformed';
+          };
         };
       };
       /** @description Problem: `auth.missing`, `auth.invalid`, `auth.revoked`, `auth.expired`. */
@@ -1936,6 +2000,22 @@ export interface operations {
           'application/json': components['schemas']['TranscriptPending'];
         };
       };
+      /** @description Problem: `input.malformed`. */
+      400: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
+          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
+          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'] & {
+            /** @enum {string} */
+            code: 'input.malformed';
+          };
+        };
+      };
       /** @description Problem: `auth.missing`, `auth.invalid`, `auth.revoked`, `auth.expired`. */
       401: {
         headers: {
@@ -2088,6 +2168,22 @@ export interface operations {
           'application/json': components['schemas']['TranscriptPending'];
         };
       };
+      /** @description Problem: `input.malformed`. */
+      400: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
+          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
+          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'] & {
+            /** @enum {string} */
+            code: 'input.malformed';
+          };
+        };
+      };
       /** @description Problem: `auth.missing`, `auth.invalid`, `auth.revoked`, `auth.expired`. */
       401: {
         headers: {
@@ -2227,6 +2323,22 @@ export interface operations {
         };
         content: {
           'application/json': components['schemas']['WebhookSubscriptionsPage'];
+        };
+      };
+      /** @description Problem: `input.malformed`. */
+      400: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
+          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
+          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'] & {
+            /** @enum {string} */
+            code: 'input.malformed';
+          };
         };
       };
       /** @description Problem: `auth.missing`, `auth.invalid`, `auth.revoked`, `auth.expired`. */
@@ -2554,6 +2666,22 @@ export interface operations {
           'application/json': components['schemas']['Deleted'];
         };
       };
+      /** @description Problem: `input.malformed`. */
+      400: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
+          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
+          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'] & {
+            /** @enum {string} */
+            code: 'input.malformed';
+          };
+        };
+      };
       /** @description Problem: `auth.missing`, `auth.invalid`, `auth.revoked`, `auth.expired`. */
       401: {
         headers: {
@@ -2678,6 +2806,22 @@ export interface operations {
           'application/json': components['schemas']['WebhookSubscription'];
         };
       };
+      /** @description Problem: `input.malformed`. */
+      400: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
+          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
+          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'] & {
+            /** @enum {string} */
+            code: 'input.malformed';
+          };
+        };
+      };
       /** @description Problem: `auth.missing`, `auth.invalid`, `auth.revoked`, `auth.expired`. */
       401: {
         headers: {
@@ -2800,6 +2944,22 @@ export interface operations {
         };
         content: {
           'application/json': components['schemas']['Deleted'];
+        };
+      };
+      /** @description Problem: `input.malformed`. */
+      400: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
+          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
+          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'] & {
+            /** @enum {string} */
+            code: 'input.malformed';
+          };
         };
       };
       /** @description Problem: `auth.missing`, `auth.invalid`, `auth.revoked`, `auth.expired`. */
@@ -3099,6 +3259,22 @@ export interface operations {
         };
         content: {
           'application/json': components['schemas']['WebhookEventsPage'];
+        };
+      };
+      /** @description Problem: `input.malformed`. */
+      400: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
+          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
+          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'] & {
+            /** @enum {string} */
+            code: 'input.malformed';
+          };
         };
       };
       /** @description Problem: `auth.missing`, `auth.invalid`, `auth.revoked`, `auth.expired`. */
@@ -3564,6 +3740,22 @@ export interface operations {
         };
         content: {
           'application/json': components['schemas']['OpenApiDocument'];
+        };
+      };
+      /** @description Problem: `input.malformed`. */
+      400: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
+          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
+          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'] & {
+            /** @enum {string} */
+            code: 'input.malformed';
+          };
         };
       };
       /** @description Problem: `transport.insecure`. */

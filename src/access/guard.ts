@@ -2,7 +2,7 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { Clock } from '../clock.ts';
 import { AppError } from '../errors/app-error.ts';
 import { API_PREFIX, DASHBOARD_PREFIX } from '../http/prefixes.ts';
-import { STRICT_TRANSPORT_SECURITY } from '../http/tls.ts';
+import { RESPONSE_HEADERS, STRICT_TRANSPORT_SECURITY } from '../http/tls.ts';
 import { type Authenticator, failureError, isFailure, type Principal } from '../keys/authenticate.ts';
 import { looksLikeKey } from '../keys/key-format.ts';
 import type { BucketState, RateLimiter } from '../rate-limit/interface.ts';
@@ -161,7 +161,7 @@ export function registerGuard(app: FastifyInstance, deps: GuardDeps): void {
   app.decorateRequest('problemCode', null);
 
   app.addHook('onRequest', async (request, reply) => {
-    reply.header('x-request-id', request.id);
+    reply.header('x-request-id', request.id).headers(RESPONSE_HEADERS);
     if (request.protocol !== 'https') {
       throw new AppError(
         'transport.insecure',
@@ -169,6 +169,10 @@ export function registerGuard(app: FastifyInstance, deps: GuardDeps): void {
       );
     }
     reply.header('strict-transport-security', STRICT_TRANSPORT_SECURITY);
+    // HTTP/1.1 requires it (RFC 9112 3.2); Node's own check would answer a bare 400 (app.ts turns it off).
+    if (request.headers.host === undefined && request.raw.httpVersion === '1.1') {
+      throw new AppError('input.malformed', 'An HTTP/1.1 request must carry a Host header.');
+    }
     if (!routedUnder(request, API_PREFIX)) return;
     const config = request.routeOptions.config;
     if (config.publicDocs) return;
