@@ -3369,7 +3369,7 @@ export interface operations {
       };
       cookie?: never;
     };
-    requestBody: {
+    requestBody?: {
       content: {
         'application/json': {
           /** @example sub_0123456789abcdef01234567 */

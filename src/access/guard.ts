@@ -1,4 +1,5 @@
-import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type { FastifyInstance, FastifyReply, FastifyRequest, RouteOptions } from 'fastify';
+import { ZodType } from 'zod';
 import type { Clock } from '../clock.ts';
 import { AppError } from '../errors/app-error.ts';
 import { API_PREFIX, DASHBOARD_PREFIX } from '../http/prefixes.ts';
@@ -53,6 +54,20 @@ function keyInQuery(url: string): boolean {
 
 const isJson = (contentType: string | undefined): boolean =>
   /^application\/json\s*(;|$)/i.test(contentType?.trim() ?? '');
+
+/** No body follows the headers: no length, or a zero one, and not chunked. */
+const withoutBody = (request: FastifyRequest): boolean =>
+  request.headers['transfer-encoding'] === undefined &&
+  (request.headers['content-length'] === undefined || request.headers['content-length'] === '0');
+
+/** A POST whose body schema accepts `{}` (or that has none) can be sent without a body: `curl -X POST`. */
+function markOptionalBody(route: RouteOptions): void {
+  const methods = Array.isArray(route.method) ? route.method : [route.method];
+  if (!methods.includes('POST')) return;
+  const body = route.schema?.body;
+  const bodyOptional = body === undefined || (body instanceof ZodType && body.safeParse({}).success);
+  route.config = { ...route.config, bodyOptional };
+}
 
 /** Every `Authorization` line as received: Node's parsed headers keep only the first of several. */
 function authorizationHeaders(request: FastifyRequest): string[] {
@@ -156,6 +171,7 @@ export function registerGuard(app: FastifyInstance, deps: GuardDeps): void {
       throw tooMany('rate.exceeded_ip', 'Too many verification probes from this address.', state);
   }
 
+  app.addHook('onRoute', markOptionalBody);
   app.addHook('onClose', () => authenticator.close());
   app.decorateRequest('principal', null);
   app.decorateRequest('problemCode', null);
@@ -187,7 +203,12 @@ export function registerGuard(app: FastifyInstance, deps: GuardDeps): void {
     if (config.scope && !principal.scopes.includes(config.scope)) {
       throw new AppError('perm.denied', `This API key lacks the "${config.scope}" scope.`);
     }
-    if (request.method === 'POST' && !isJson(request.headers['content-type'])) {
+    if (request.method !== 'POST') return;
+    if (config.bodyOptional && withoutBody(request)) {
+      // Nothing to read, so nothing to type: Fastify would run the named type's parser over zero bytes (JSON:
+      // "the body is empty"; a form type, as `curl -d ''` sends: 415). Validation then reads it as `{}`.
+      delete request.headers['content-type'];
+    } else if (!isJson(request.headers['content-type'])) {
       throw new AppError(
         'input.unsupported_media_type',
         'POST requests must send Content-Type: application/json.',
