@@ -6,11 +6,13 @@ import { signedIn } from '../testing/dashboard.fixtures.ts';
 import {
   type FakeConversation,
   type FakeElevenLabs,
+  fullTranscriptTurn,
   initiationFailureWebhook,
   startFakeElevenLabs,
   transcriptionWebhook,
 } from '../testing/fake-elevenlabs.ts';
 import { type Caller, newAssistant, newCaller, placeCall } from '../testing/outbound.fixtures.ts';
+import { rawRequest } from '../testing/raw-tls.ts';
 import { type Receiver, startReceiver } from '../testing/receiver.ts';
 import { startTestApp, type TestApp } from '../testing/test-app.ts';
 import { testWorker } from '../testing/webhook.fixtures.ts';
@@ -529,6 +531,10 @@ describe('PROVIDER=elevenlabs against a local fake of the Agents API (through th
     assert.equal(over.status, 429);
     assert.equal(over.body.code, 'rate.exceeded_ip');
     assert.ok(Number(over.headers['retry-after']) > 0);
+    const signed = [`ElevenLabs-Signature: ${signatureHeader('{}', WEBHOOK_SECRET, t.clock.now())}`];
+    const unread = await announceBody(signed, 2_000_000, '127.0.0.9');
+    assert.equal(unread.status, 429, 'refused before its body is read, signature or not');
+    assert.equal(unread.headers.connection, 'close');
     assert.equal((await unsigned('127.0.0.10')).status, 401, 'another address has its own window');
   });
 
@@ -547,20 +553,64 @@ describe('PROVIDER=elevenlabs against a local fake of the Agents API (through th
     }
   });
 
-  it('takes a long transcript (far past the API body limit) and refuses one past its own', async () => {
+  it('takes the transcript of a two-hour call (a turn every 5 s, every field filled) and refuses a body past its limit', async () => {
+    assert.equal(WEBHOOK_BODY_LIMIT_BYTES, 3 * 1024 * 1024);
     const c = await linkedCaller();
     const conv = await finishedInbound(c.agentId);
     const payload = transcriptionWebhook(conv, t.clock.now());
-    const turn = { role: 'user', message: 'x'.repeat(1000), time_in_call_secs: 1 };
-    const long = {
-      ...payload,
-      data: { ...payload.data, transcript: Array.from({ length: 500 }, () => turn) },
-    };
-    const res = await postWebhook(long);
+    const turns = Array.from({ length: (2 * 3600) / 5 }, (_, i) => fullTranscriptTurn(i));
+    const raw = JSON.stringify({ ...payload, data: { ...payload.data, transcript: turns } });
+    assert.ok(Buffer.byteLength(raw) > 2 * 1024 * 1024, `${Buffer.byteLength(raw)} bytes`);
+    const res = await postWebhook(null, { raw });
     assert.equal(res.status, 200, res.text);
     assert.equal((await inboundCallFor(conv.conversation_id))?.status, 'completed');
     const huge = await postWebhook(null, { raw: 'x'.repeat(WEBHOOK_BODY_LIMIT_BYTES + 1) });
     assert.equal(huge.status, 413);
+    assert.equal(huge.body.code, 'input.too_large');
+  });
+
+  /** Headers announcing a body of `length` bytes, none of which is ever sent: only an answer before it ends this. */
+  function announceBody(headers: string[], length = 2_000_000, localAddress?: string) {
+    const head = [
+      `POST ${ELEVENLABS_WEBHOOK_PATH} HTTP/1.1`,
+      'Host: localhost',
+      'Content-Type: application/json',
+      `Content-Length: ${length}`,
+      ...headers,
+    ].join('\r\n');
+    return Promise.race([
+      rawRequest(t.url, t.cert, head, { localAddress }),
+      new Promise<never>((_, reject) =>
+        setTimeout(
+          () => reject(new Error('no answer while the body was unsent: it waited to read it')),
+          10_000,
+        ),
+      ),
+    ]);
+  }
+
+  for (const [what, header] of [
+    ['no ElevenLabs-Signature', () => null],
+    ['a malformed one', () => 't=1,v0=not-hex'],
+    ['a stale one', () => signatureHeader('{}', WEBHOOK_SECRET, new Date(t.clock.now().getTime() - 600_000))],
+  ] as const) {
+    it(`${what}: 401 before a byte of the body is read, and the connection closed`, async () => {
+      const value = header();
+      const res = await announceBody(value === null ? [] : [`ElevenLabs-Signature: ${value}`]);
+      assert.equal(res.status, 401, res.text);
+      assert.equal(res.body.code, 'provider.signature_invalid');
+      assert.equal(res.headers.connection, 'close');
+      assert.equal(res.headers['x-request-id'], res.body.request_id);
+    });
+  }
+
+  it('a well-formed, fresh header with a body over the limit: 413 before reading it', async () => {
+    const res = await announceBody(
+      [`ElevenLabs-Signature: ${signatureHeader('{}', WEBHOOK_SECRET, t.clock.now())}`],
+      WEBHOOK_BODY_LIMIT_BYTES + 1,
+    );
+    assert.equal(res.status, 413, res.text);
+    assert.equal(res.body.code, 'input.too_large');
   });
 
   it('needs no API key on the webhook route and is not part of /api/v1', async () => {
