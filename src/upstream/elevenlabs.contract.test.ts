@@ -390,6 +390,85 @@ describe('PROVIDER=elevenlabs against a local fake of the Agents API (through th
     });
   });
 
+  describe("a conversation naming another customer's call", () => {
+    /** A conversation of `agentId`'s that claims `userId` as its `user_id`: anyone who starts one can choose it. */
+    function claiming(agentId: string, userId: string, like: FakeConversation): FakeConversation {
+      const forged: FakeConversation = {
+        ...like,
+        conversation_id: `conv_forged_${fake.conversations.size}`,
+        agent_id: agentId,
+        user_id: userId,
+        status: 'done',
+        accepted: like.start,
+        call_result: 'answered',
+        duration: 30,
+      };
+      fake.conversations.set(forged.conversation_id, forged);
+      return forged;
+    }
+    const tracking = (id: string) =>
+      t.db.selectFrom('call_lifecycle').selectAll().where('call_id', '=', id).executeTakeFirstOrThrow();
+
+    it("a signed webhook from one customer's agent with another customer's call id changes nothing, and is logged", async () => {
+      const attacker = await linkedCaller();
+      const victim = await linkedCaller();
+      const id: string = (await placeCall(t, victim, { to_number: CUSTOMER_NUMBER })).body.id;
+      const own = conversationOf(id);
+      const forged = claiming(attacker.agentId, id, own);
+      const res = await postWebhook(transcriptionWebhook(forged, t.clock.now()));
+      assert.equal(res.status, 200, res.text);
+      assert.equal(res.body.applied, 0);
+      assert.equal((await call(id)).status, 'queued', 'the call did not move');
+      assert.equal((await tracking(id)).provider_call_id, own.conversation_id, 'its handle is its own');
+      assert.ok(
+        t.logs.some((l) => l.includes("naming another customer's call") && l.includes(id)),
+        'logged with the call id',
+      );
+      await t.services.lifecycle.processDue();
+      assert.deepEqual(await eventTypes(id), [], 'no event for the victim');
+
+      // Nor through reconciliation, which finds the forged conversation among the attacker's agent's.
+      await reconcileMissedCalls(reconcileDeps());
+      assert.equal((await call(id)).status, 'queued');
+
+      // The other direction: the call's own conversation still moves it.
+      fake.progress(own.conversation_id, 'answer');
+      const real = await postWebhook(transcriptionWebhook(own, t.clock.now()));
+      assert.equal(real.body.applied, 2, real.text);
+      assert.equal((await call(id)).status, 'in_progress');
+    });
+
+    it("a conversation of the same customer's agent, or the call's own one after the assistant was relinked, still applies", async () => {
+      const c = await linkedCaller();
+      const id: string = (await placeCall(t, c, { to_number: CUSTOMER_NUMBER })).body.id;
+      const own = conversationOf(id);
+      await t.services.assistants.linkAgent({
+        assistantId: c.assistant.id,
+        agentId: `${c.agentId}_relinked`,
+        numbers: [{ e164: AGENT_NUMBER, phoneNumberId: `phnum_${agentSeq}`, telephony: 'twilio' }],
+      });
+      fake.progress(own.conversation_id, 'answer');
+      const res = await postWebhook(transcriptionWebhook(own, t.clock.now()));
+      assert.equal(
+        res.body.applied,
+        2,
+        'its agent links to no assistant now, but it is the call’s own conversation',
+      );
+      assert.equal((await call(id)).status, 'in_progress');
+
+      const second = await placeCall(t, c, { to_number: CUSTOMER_NUMBER });
+      const sibling = await newAssistant(t, c.customerId, { phoneNumbers: ['+14155550104'] });
+      await t.services.assistants.linkAgent({
+        assistantId: sibling.id,
+        agentId: `${c.agentId}_sibling`,
+        numbers: [{ e164: '+14155550104', phoneNumberId: `phnum_${agentSeq}_sibling`, telephony: 'twilio' }],
+      });
+      const fromSibling = claiming(`${c.agentId}_sibling`, second.body.id, conversationOf(second.body.id));
+      const applied = await postWebhook(transcriptionWebhook(fromSibling, t.clock.now()));
+      assert.equal(applied.body.applied, 3, 'an agent of the same customer may report its calls');
+    });
+  });
+
   describe('provider failures', () => {
     after(() => fake.fault('none'));
 
