@@ -26,6 +26,8 @@ export type GuardDeps = {
   authFailuresPerMinutePerIp: number;
   authFailuresPerMinutePerPrefix: number;
   probesPerMinutePerIp: number;
+  /** Whether the server is stopping: a request arriving then is refused. */
+  stopping: () => boolean;
 };
 
 function setRateHeaders(reply: FastifyReply, state: BucketState): void {
@@ -185,6 +187,8 @@ export function registerGuard(app: FastifyInstance, deps: GuardDeps): void {
       );
     }
     reply.header('strict-transport-security', STRICT_TRANSPORT_SECURITY);
+    if (deps.stopping())
+      throw new AppError('service.unavailable', 'The server is stopping; retry the request.');
     // HTTP/1.1 requires it (RFC 9112 3.2); Node's own check would answer a bare 400 (app.ts turns it off).
     if (request.headers.host === undefined && request.raw.httpVersion === '1.1') {
       throw new AppError('input.malformed', 'An HTTP/1.1 request must carry a Host header.');
