@@ -1,10 +1,9 @@
 import assert from 'node:assert/strict';
 import net from 'node:net';
-import { Writable } from 'node:stream';
 import { describe, it } from 'node:test';
 import { connect, type TLSSocket } from 'node:tls';
-import { createLogger } from '../logger.ts';
 import { shutDown } from '../shutdown.ts';
+import { captureLogs } from '../testing/log-capture.ts';
 import { newCustomer, startTestApp, type TestApp } from '../testing/test-app.ts';
 import { SLOW_CLIENT_BOUND_MS } from './drain.ts';
 
@@ -26,20 +25,6 @@ function open(t: TestApp, first: string) {
   socket.on('error', () => {});
   const closed = new Promise<void>((resolve) => socket.once('close', () => resolve()));
   return { socket, ready, closed, received: () => received };
-}
-
-function capture() {
-  const lines: Record<string, unknown>[] = [];
-  const logger = createLogger(
-    'info',
-    new Writable({
-      write(chunk: Buffer, _enc, done) {
-        lines.push(JSON.parse(chunk.toString()) as Record<string, unknown>);
-        done();
-      },
-    }),
-  );
-  return { logger, lines };
 }
 
 describe('stopping with slow and idle clients', () => {
@@ -89,7 +74,7 @@ describe('stopping with slow and idle clients', () => {
     await tcpOpen;
     while (!unread.received().includes('401')) await new Promise((r) => setImmediate(r));
 
-    const { logger, lines } = capture();
+    const { logger, lines } = captureLogs();
     const exits: number[] = [];
     const started = performance.now();
     const stopped = shutDown([{ name: 'HTTP server', run: () => t.close() }], {

@@ -171,25 +171,15 @@ describe('requests the HTTP parser cannot take', () => {
       assert.equal(res.headers['x-ratelimit-limit'], '60', 'authenticated with the key');
     });
   }
-});
 
-/** What Node answered by itself before (a bare 400, a closed connection): now problems with a request id. */
-describe('requests Node used to answer on its own', () => {
-  let t: TestApp;
-  let key: string;
-  before(async () => {
-    t = await startTestApp();
-    key = (await newCustomer(t)).key;
-  });
-  after(() => t.close());
-
-  const send = (requestLine: string, headers: string[]) =>
+  // What Node answered by itself before (a bare 400, a closed connection): problems with a request id now.
+  const sendAs = (requestLine: string, headers: string[]) =>
     rawRequest(t.url, t.cert, [requestLine, 'Connection: close', ...headers].join('\r\n'));
   const auth = () => `Authorization: Bearer ${key}`;
 
   it('an HTTP/1.1 request without Host: 400 input.malformed as problem details, logged with the request id', async () => {
     for (const path of ['/api/v1/auth/whoami', '/healthz', '/nope']) {
-      const res = await send(`GET ${path} HTTP/1.1`, [auth()]);
+      const res = await sendAs(`GET ${path} HTTP/1.1`, [auth()]);
       assertParserProblem(res, 400, 'input.malformed');
       assert.match(res.body.detail, /Host/);
       assert.ok(
@@ -200,7 +190,7 @@ describe('requests Node used to answer on its own', () => {
   });
 
   it('a dashboard page without Host: the 400 is its HTML error page, with the request id and HSTS', async () => {
-    const res = await send('GET /dashboard/login HTTP/1.1', []);
+    const res = await sendAs('GET /dashboard/login HTTP/1.1', []);
     assert.equal(res.status, 400, res.text);
     assert.match(res.headers['content-type'] ?? '', /^text\/html/);
     assert.match(res.headers['x-request-id'] ?? '', UUID_RE);
@@ -209,14 +199,14 @@ describe('requests Node used to answer on its own', () => {
   });
 
   it('with Host, or over HTTP/1.0 (which has no Host requirement), the request is served', async () => {
-    const withHost = await send('GET /api/v1/auth/whoami HTTP/1.1', ['Host: localhost', auth()]);
+    const withHost = await sendAs('GET /api/v1/auth/whoami HTTP/1.1', ['Host: localhost', auth()]);
     assert.equal(withHost.status, 200, withHost.text);
-    const http10 = await send('GET /api/v1/auth/whoami HTTP/1.0', [auth()]);
+    const http10 = await sendAs('GET /api/v1/auth/whoami HTTP/1.0', [auth()]);
     assert.equal(http10.status, 200, http10.text);
   });
 
   it('CONNECT: 405 route.method_not_allowed as problem details with an empty Allow, logged, instead of a closed connection', async () => {
-    const res = await send('CONNECT example.com:443 HTTP/1.1', ['Host: example.com:443']);
+    const res = await sendAs('CONNECT example.com:443 HTTP/1.1', ['Host: example.com:443']);
     assertParserProblem(res, 405, 'route.method_not_allowed');
     assert.equal(res.headers.allow, '', 'no method is allowed on a host');
     assert.ok(
@@ -226,7 +216,7 @@ describe('requests Node used to answer on its own', () => {
   });
 
   it('the other methods on the same server are still routed: OPTIONS and TRACE get 404 or 405 as before', async () => {
-    const options = await send('OPTIONS /api/v1/auth/whoami HTTP/1.1', ['Host: localhost', auth()]);
+    const options = await sendAs('OPTIONS /api/v1/auth/whoami HTTP/1.1', ['Host: localhost', auth()]);
     assert.equal(options.status, 405, options.text);
     assert.equal(options.body.code, 'route.method_not_allowed');
     assert.match(options.headers.allow ?? '', /GET/);
