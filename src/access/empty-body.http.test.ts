@@ -26,7 +26,12 @@ describe('POST actions that take no body', () => {
     const { callId } = await callFor(t, c.customerId);
     eventId = (await emitEvent(t, c.customerId, callId)).id;
   });
-  after(() => t.close());
+  after(async () => {
+    // The test database is shared by the whole run: its pending deliveries to this subscription must not be
+    // claimed by another test's worker (a deleted subscription's never are).
+    await t.request('DELETE', `/api/v1/webhook-subscriptions/${subId}`, { key });
+    await t.close();
+  });
 
   /** As curl sends it: request line, Host, User-Agent, Accept, the key, then what the variant adds (and a body's length). */
   const curl = (path: string, headers: string[] = [], body = '') => {
