@@ -19,9 +19,9 @@ export function readForm(body: unknown): { form: FormBody; issues: FieldIssue[] 
   for (const [name, value] of Object.entries(posted)) {
     const values = Array.isArray(value) ? value : value === undefined ? [] : [value];
     const what = [name, ...values].map(unstorable).find((w) => w !== null);
-    const field = storable(name);
-    if (what) issues.push({ field, message: `“${field}” must not contain ${what}.` });
-    form[field] = Array.isArray(value) ? value.map(storable) : value === undefined ? value : storable(value);
+    const shown = storable(name);
+    if (what) issues.push({ field: shown, message: `“${shown}” must not contain ${what}.` });
+    form[shown] = Array.isArray(value) ? value.map(storable) : value === undefined ? value : storable(value);
   }
   return { form, issues };
 }
