@@ -6,8 +6,10 @@ import type { DashboardSettings } from './dashboard/context.ts';
 import { registerDashboard } from './dashboard/plugin.ts';
 import './http/fastify-types.ts';
 import { registerGuard } from './access/guard.ts';
+import { connectionDrain } from './http/drain.ts';
 import {
   clientErrorHandler,
+  connectHandler,
   onFrameworkError,
   registerApiNotFound,
   registerErrorHandling,
@@ -51,7 +53,8 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
     loggerInstance: options.logger,
     // One access-log line per request is written by the onResponse hook below, with our fields.
     logController: new LogController({ disableRequestLogging: true, requestIdLogLabel: 'request_id' }),
-    https: { ...options.tls, minVersion: 'TLSv1.2' },
+    // A request without Host is answered by the guard, as a problem with a request id, not by Node's bare 400.
+    https: { ...options.tls, minVersion: 'TLSv1.2', requireHostHeader: false },
     genReqId: () => newUuid(),
     requestIdHeader: false,
     trustProxy: options.trustedProxies.length > 0 ? options.trustedProxies : false,
@@ -59,11 +62,16 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
     // A path segment of any length Node's parser lets through (the whole request head is capped at
     // http.maxHeaderSize) reaches the guard like any other: the key is checked before the id is read.
     routerOptions: { ignoreTrailingSlash: true, maxParamLength: maxHeaderSize },
-    return503OnClosing: true,
+    // While stopping, the guard answers 503 as a problem (Fastify's own is bare JSON without a request id).
+    return503OnClosing: false,
     frameworkErrors: onFrameworkError,
     clientErrorHandler: clientErrorHandler(options.logger),
   }) as unknown as FastifyInstance;
 
+  app.server.on('connect', connectHandler(options.logger));
+  // Stopping: idle connections close at once (Node), slow ones after a bound; requests being answered finish.
+  const drain = connectionDrain(app.server);
+  app.addHook('preClose', async () => drain.stop());
   app.setValidatorCompiler(zodValidatorCompiler);
   // Response schemas document the API (OpenAPI) and are checked by tests; at run time we send JSON as built.
   app.setSerializerCompiler(() => (data) => JSON.stringify(data));
@@ -77,6 +85,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
     authFailuresPerMinutePerIp: options.authFailuresPerMinutePerIp,
     authFailuresPerMinutePerPrefix: options.authFailuresPerMinutePerPrefix,
     probesPerMinutePerIp: options.probesPerMinutePerIp,
+    stopping: () => drain.stopping,
   });
 
   // Test-only instruments (e.g. the response-schema check), before any route so they see every one.

@@ -2,7 +2,7 @@ import http from 'node:http';
 import type { FastifyInstance } from 'fastify';
 import { buildApp } from './app.ts';
 import { dashboardSettingsFromConfig } from './dashboard/plugin.ts';
-import { clientErrorHandler } from './http/error-handler.ts';
+import { clientErrorHandler, connectHandler } from './http/error-handler.ts';
 import { loadTls } from './http/tls.ts';
 import { databaseProbe, type ReadinessProbe, redisProbe } from './ops/ops.routes.ts';
 import type { Runtime } from './runtime.ts';
@@ -74,6 +74,7 @@ export async function startServer(
 /** Plain HTTP into the same routes and hooks; the guard refuses anything that did not arrive over TLS. */
 export function createPlainListener(app: FastifyInstance): http.Server {
   return http
-    .createServer((req, res) => app.routing(req, res))
-    .on('clientError', clientErrorHandler(app.log));
+    .createServer({ requireHostHeader: false }, (req, res) => app.routing(req, res))
+    .on('clientError', clientErrorHandler(app.log))
+    .on('connect', connectHandler(app.log));
 }

@@ -1,26 +1,11 @@
 import assert from 'node:assert/strict';
-import { Writable } from 'node:stream';
 import { describe, it } from 'node:test';
-import { createLogger } from './logger.ts';
 import { shutDown } from './shutdown.ts';
-
-function capture() {
-  const lines: Record<string, unknown>[] = [];
-  const logger = createLogger(
-    'info',
-    new Writable({
-      write(chunk: Buffer, _enc, done) {
-        lines.push(JSON.parse(chunk.toString()) as Record<string, unknown>);
-        done();
-      },
-    }),
-  );
-  return { logger, lines };
-}
+import { captureLogs } from './testing/log-capture.ts';
 
 describe('shutdown', () => {
   it('runs the steps in order and exits 0', async () => {
-    const { logger } = capture();
+    const { logger } = captureLogs();
     const ran: string[] = [];
     const exits: number[] = [];
     await shutDown(
@@ -32,7 +17,7 @@ describe('shutdown', () => {
   });
 
   it('exits 1 past its grace and logs the step it was waiting for', async () => {
-    const { logger, lines } = capture();
+    const { logger, lines } = captureLogs();
     const exits: number[] = [];
     let fire = () => {};
     void shutDown(

@@ -1151,6 +1151,22 @@ export interface operations {
           'application/json': components['schemas']['Identity'];
         };
       };
+      /** @description Problem: `input.malformed`. */
+      400: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
+          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
+          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'] & {
+            /** @enum {string} */
+            code: 'input.malformed';
+          };
+        };
+      };
       /** @description Problem: `auth.missing`, `auth.invalid`, `auth.revoked`, `auth.expired`. */
       401: {
         headers: {
@@ -1265,6 +1281,22 @@ export interface operations {
         };
         content: {
           'application/json': components['schemas']['AssistantsPage'];
+        };
+      };
+      /** @description Problem: `input.malformed`. */
+      400: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
+          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
+          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'] & {
+            /** @enum {string} */
+            code: 'input.malformed';
+          };
         };
       };
       /** @description Problem: `auth.missing`, `auth.invalid`, `auth.revoked`, `auth.expired`. */
@@ -1403,6 +1435,22 @@ export interface operations {
           'application/json': components['schemas']['CallsPage'];
         };
       };
+      /** @description Problem: `input.malformed`. */
+      400: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
+          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
+          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'] & {
+            /** @enum {string} */
+            code: 'input.malformed';
+          };
+        };
+      };
       /** @description Problem: `auth.missing`, `auth.invalid`, `auth.revoked`, `auth.expired`. */
       401: {
         headers: {
@@ -1508,6 +1556,22 @@ export interface operations {
         };
         content: {
           'application/json': components['schemas']['CallDetail'];
+        };
+      };
+      /** @description Problem: `input.malformed`. */
+      400: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
+          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
+          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'] & {
+            /** @enum {string} */
+            code: 'input.malformed';
+          };
         };
       };
       /** @description Problem: `auth.missing`, `auth.invalid`, `auth.revoked`, `auth.expired`. */
@@ -1938,6 +2002,22 @@ export interface operations {
           'application/json': components['schemas']['TranscriptPending'];
         };
       };
+      /** @description Problem: `input.malformed`. */
+      400: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
+          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
+          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'] & {
+            /** @enum {string} */
+            code: 'input.malformed';
+          };
+        };
+      };
       /** @description Problem: `auth.missing`, `auth.invalid`, `auth.revoked`, `auth.expired`. */
       401: {
         headers: {
@@ -2090,6 +2170,22 @@ export interface operations {
           'application/json': components['schemas']['TranscriptPending'];
         };
       };
+      /** @description Problem: `input.malformed`. */
+      400: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
+          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
+          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'] & {
+            /** @enum {string} */
+            code: 'input.malformed';
+          };
+        };
+      };
       /** @description Problem: `auth.missing`, `auth.invalid`, `auth.revoked`, `auth.expired`. */
       401: {
         headers: {
@@ -2229,6 +2325,22 @@ export interface operations {
         };
         content: {
           'application/json': components['schemas']['WebhookSubscriptionsPage'];
+        };
+      };
+      /** @description Problem: `input.malformed`. */
+      400: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
+          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
+          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'] & {
+            /** @enum {string} */
+            code: 'input.malformed';
+          };
         };
       };
       /** @description Problem: `auth.missing`, `auth.invalid`, `auth.revoked`, `auth.expired`. */
@@ -2556,6 +2668,22 @@ export interface operations {
           'application/json': components['schemas']['Deleted'];
         };
       };
+      /** @description Problem: `input.malformed`. */
+      400: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
+          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
+          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'] & {
+            /** @enum {string} */
+            code: 'input.malformed';
+          };
+        };
+      };
       /** @description Problem: `auth.missing`, `auth.invalid`, `auth.revoked`, `auth.expired`. */
       401: {
         headers: {
@@ -2680,6 +2808,22 @@ export interface operations {
           'application/json': components['schemas']['WebhookSubscription'];
         };
       };
+      /** @description Problem: `input.malformed`. */
+      400: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
+          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
+          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'] & {
+            /** @enum {string} */
+            code: 'input.malformed';
+          };
+        };
+      };
       /** @description Problem: `auth.missing`, `auth.invalid`, `auth.revoked`, `auth.expired`. */
       401: {
         headers: {
@@ -2802,6 +2946,22 @@ export interface operations {
         };
         content: {
           'application/json': components['schemas']['Deleted'];
+        };
+      };
+      /** @description Problem: `input.malformed`. */
+      400: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
+          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
+          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'] & {
+            /** @enum {string} */
+            code: 'input.malformed';
+          };
         };
       };
       /** @description Problem: `auth.missing`, `auth.invalid`, `auth.revoked`, `auth.expired`. */
@@ -3103,6 +3263,22 @@ export interface operations {
           'application/json': components['schemas']['WebhookEventsPage'];
         };
       };
+      /** @description Problem: `input.malformed`. */
+      400: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
+          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
+          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'] & {
+            /** @enum {string} */
+            code: 'input.malformed';
+          };
+        };
+      };
       /** @description Problem: `auth.missing`, `auth.invalid`, `auth.revoked`, `auth.expired`. */
       401: {
         headers: {
@@ -3195,7 +3371,7 @@ export interface operations {
       };
       cookie?: never;
     };
-    requestBody: {
+    requestBody?: {
       content: {
         'application/json': {
           /** @example sub_0123456789abcdef01234567 */
@@ -3566,6 +3742,22 @@ export interface operations {
         };
         content: {
           'application/json': components['schemas']['OpenApiDocument'];
+        };
+      };
+      /** @description Problem: `input.malformed`. */
+      400: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
+          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
+          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'] & {
+            /** @enum {string} */
+            code: 'input.malformed';
+          };
         };
       };
       /** @description Problem: `transport.insecure`. */

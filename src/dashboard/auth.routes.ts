@@ -10,7 +10,7 @@ import {
   sendHtml,
   sessionOf,
 } from './context.ts';
-import { asForm, field, queryOf, sameToken } from './forms.ts';
+import { field, queryOf, readForm, sameToken } from './forms.ts';
 import { normalizeEmail } from './users.service.ts';
 import { loginPage } from './views/login.view.ts';
 
@@ -67,7 +67,7 @@ export function registerAuthRoutes(app: FastifyInstance, ctx: DashboardContext):
 
   app.post('/login', { config: { dashboardPublic: true } }, async (request, reply) => {
     reply.header('cache-control', 'no-store');
-    const form = asForm(request.body);
+    const { form, issues } = readForm(request.body);
     const cookieToken = request.cookies[LOGIN_COOKIE] ?? '';
     if (!sameToken(field(form, '_csrf'), cookieToken)) {
       throw new AppError('perm.denied', 'The sign-in form expired. Reload the page and sign in again.');
@@ -75,6 +75,9 @@ export function registerAuthRoutes(app: FastifyInstance, ctx: DashboardContext):
     const email = normalizeEmail(field(form, 'email'));
     const password = field(form, 'password');
     const next = safeNext(field(form, 'next'));
+    // No account can hold such text, so nothing is looked up or counted.
+    const [unstorable] = issues;
+    if (unstorable) return loginForm(reply, cookieToken, { email, next, error: unstorable.message }, 422);
     const now = clock.now();
     const buckets = [ipBucket(request.ip), emailBucket(email)];
     // Every attempt is counted before its password is checked, and a success is taken back afterwards:

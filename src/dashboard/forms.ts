@@ -1,10 +1,38 @@
 import { timingSafeEqual } from 'node:crypto';
+import { invalidInput } from '../errors/app-error.ts';
+import { storable, unstorable } from '../http/text.ts';
 
 /** A urlencoded form as @fastify/formbody parses it: repeated fields become arrays. */
 export type FormBody = Record<string, string | string[] | undefined>;
 
-export const asForm = (body: unknown): FormBody =>
-  typeof body === 'object' && body !== null && !Array.isArray(body) ? (body as FormBody) : {};
+export type FieldIssue = { field: string; message: string };
+
+/**
+ * The form as posted, each value made fit to show back and to store (`storable`), and an issue for each field
+ * whose text the database could not keep as sent (a NUL, an unpaired surrogate): a form that shows itself again
+ * shows these beside its own checks; any other refuses the post (`asForm`).
+ */
+export function readForm(body: unknown): { form: FormBody; issues: FieldIssue[] } {
+  const posted = typeof body === 'object' && body !== null && !Array.isArray(body) ? (body as FormBody) : {};
+  const form: FormBody = {};
+  const issues: FieldIssue[] = [];
+  for (const [name, value] of Object.entries(posted)) {
+    const values = Array.isArray(value) ? value : value === undefined ? [] : [value];
+    const what = [name, ...values].map(unstorable).find((w) => w !== null);
+    const shown = storable(name);
+    if (what) issues.push({ field: shown, message: `“${shown}” must not contain ${what}.` });
+    form[shown] = Array.isArray(value) ? value.map(storable) : value === undefined ? value : storable(value);
+  }
+  return { form, issues };
+}
+
+/** The form of a post that shows no form back: input.invalid (a page naming each field) for text not to keep. */
+export function asForm(body: unknown): FormBody {
+  const { form, issues } = readForm(body);
+  if (issues.length > 0)
+    throw invalidInput(issues.map((i) => ({ path: ['body', i.field], message: i.message })));
+  return form;
+}
 
 /** One field's value ('' when absent); a repeated field gives its last value. */
 export function field(body: FormBody, name: string): string {

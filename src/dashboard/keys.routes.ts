@@ -4,7 +4,7 @@ import { isUuid } from '../ids.ts';
 import type { KeyView } from '../keys/keys.service.ts';
 import { AUTOMATION_PRESET } from '../keys/scopes.ts';
 import { type DashboardContext, flash, seeOther, sendHtml, sessionOf, userOf } from './context.ts';
-import { asForm, field, fields } from './forms.ts';
+import { asForm, type FieldIssue, field, fields, readForm } from './forms.ts';
 import { when } from './views/format.ts';
 import {
   keyDetailPage,
@@ -22,13 +22,18 @@ const FIELD_IDS: Record<string, string> = {
   allowed_countries: 'allowed_countries',
 };
 
+/** A problem pointed at the form field it concerns, when the form has it. */
+const onField = (i: FieldIssue): { field?: string; message: string } => {
+  const id = FIELD_IDS[i.field];
+  return id ? { field: id, message: i.message } : { message: i.message };
+};
+
 /** Validation problems from a service, pointed at the form field they concern. */
 export function formIssues(error: unknown): { field?: string; message: string }[] | null {
   if (!(error instanceof AppError) || error.code !== 'input.invalid') return null;
-  return (error.issues ?? []).map((i) => {
-    const id = FIELD_IDS[i.path.filter((p) => p !== 'body')[0] ?? ''];
-    return id ? { field: id, message: i.message } : { message: i.message };
-  });
+  return (error.issues ?? []).map((i) =>
+    onField({ field: i.path.filter((p) => p !== 'body')[0] ?? '', message: i.message }),
+  );
 }
 
 export function registerKeysRoutes(app: FastifyInstance, ctx: DashboardContext): void {
@@ -77,7 +82,7 @@ export function registerKeysRoutes(app: FastifyInstance, ctx: DashboardContext):
 
   app.post('/keys', async (request, reply) => {
     const s = sessionOf(request);
-    const form = asForm(request.body);
+    const { form, issues: unstorable } = readForm(request.body);
     const values: NewKeyValues = {
       name: field(form, 'name'),
       preset: field(form, 'preset') === 'custom' ? 'custom' : 'automation',
@@ -87,7 +92,7 @@ export function registerKeysRoutes(app: FastifyInstance, ctx: DashboardContext):
       countries: field(form, 'allowed_countries'),
     };
     const scopes = values.preset === 'automation' ? [...AUTOMATION_PRESET] : values.scopes;
-    const issues: { field?: string; message: string }[] = [];
+    const issues = unstorable.map(onField);
     let expiresAt: Date | null = null;
     if (values.expiresAt) {
       expiresAt = /^\d{4}-\d{2}-\d{2}$/.test(values.expiresAt)

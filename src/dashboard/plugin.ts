@@ -19,7 +19,7 @@ import {
   sendHtml,
   userOf,
 } from './context.ts';
-import { asForm, field, sameToken } from './forms.ts';
+import { field, readForm, sameToken } from './forms.ts';
 import { registerKeysRoutes } from './keys.routes.ts';
 import { registerUsageRoutes } from './usage.routes.ts';
 import { errorPage } from './views/layout.ts';
@@ -174,7 +174,7 @@ export async function registerDashboard(app: FastifyInstance, options: Dashboard
         checkSameOrigin(request);
         const session = request.dashboardSession;
         if (request.routeOptions.config.dashboardPublic || !session) return;
-        if (!sameToken(field(asForm(request.body), '_csrf'), session.csrfToken)) throw csrfError();
+        if (!sameToken(field(readForm(request.body).form, '_csrf'), session.csrfToken)) throw csrfError();
       });
 
       dash.setErrorHandler((error: FastifyError, request, reply) => renderError(error, request, reply));
@@ -212,7 +212,8 @@ function renderError(error: FastifyError, request: FastifyRequest, reply: Fastif
     request.problemCode = error.code;
     for (const [name, value] of Object.entries(error.headers)) reply.header(name, value);
     const title = TITLES[error.code] ?? 'Something went wrong';
-    return sendHtml(reply, errorPage(error.status, title, error.message, user), error.status);
+    const message = error.issues?.map((i) => i.message).join(' ') || error.message;
+    return sendHtml(reply, errorPage(error.status, title, message, user), error.status);
   }
   if (error.statusCode && error.statusCode >= 400 && error.statusCode < 500) {
     request.problemCode = 'input.malformed';

@@ -3,7 +3,7 @@ import { AppError, notFound } from '../errors/app-error.ts';
 import { isUuid } from '../ids.ts';
 import type { SubscriptionView } from '../webhooks/subscriptions.service.ts';
 import { type DashboardContext, flash, seeOther, sendHtml, sessionOf, userOf } from './context.ts';
-import { asForm, field, fields, queryOf, utcInput } from './forms.ts';
+import { asForm, field, fields, queryOf, readForm, utcInput } from './forms.ts';
 import { when } from './views/format.ts';
 import { deliveryCharts } from './views/webhook-charts.view.ts';
 import {
@@ -42,12 +42,16 @@ export function registerWebhooksRoutes(app: FastifyInstance, ctx: DashboardConte
 
   app.post('/webhooks', async (request, reply) => {
     const s = sessionOf(request);
-    const form = asForm(request.body);
+    const { form, issues: unstorable } = readForm(request.body);
     const values = {
       url: field(form, 'url').trim(),
       events: fields(form, 'events'),
       description: field(form, 'description'),
     };
+    if (unstorable.length > 0) {
+      const issues = unstorable.map((i) => (i.field in values ? i : { message: i.message }));
+      return sendHtml(reply, newWebhookPage({ user: userOf(s), values, issues }), 422);
+    }
     try {
       const { created, subscription } = await services.subscriptions.subscribe(s.customerId, values);
       await flash(

@@ -1,4 +1,4 @@
-import { type ServerResponse, STATUS_CODES } from 'node:http';
+import { type IncomingMessage, type ServerResponse, STATUS_CODES } from 'node:http';
 import type { Duplex } from 'node:stream';
 import { TLSSocket } from 'node:tls';
 import type { FastifyBaseLogger, FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
@@ -6,7 +6,7 @@ import { isDatabaseUnavailable } from '../db/database.ts';
 import { AppError } from '../errors/app-error.ts';
 import { PROBLEM_CONTENT_TYPE, toProblem } from '../errors/problem.ts';
 import { newUuid } from '../ids.ts';
-import { STRICT_TRANSPORT_SECURITY } from './tls.ts';
+import { RESPONSE_HEADERS, STRICT_TRANSPORT_SECURITY } from './tls.ts';
 
 export function sendProblem(request: FastifyRequest, reply: FastifyReply, error: AppError): FastifyReply {
   request.problemCode = error.code;
@@ -45,7 +45,7 @@ function fromFrameworkError(error: FastifyError): AppError | null {
  * before the key is read (docs/spec-decisions.md, "Order of checks").
  */
 export function onFrameworkError(error: FastifyError, request: FastifyRequest, reply: FastifyReply): void {
-  reply.header('x-request-id', request.id);
+  reply.header('x-request-id', request.id).headers(RESPONSE_HEADERS);
   if (request.protocol === 'https') reply.header('strict-transport-security', STRICT_TRANSPORT_SECURITY);
   sendProblem(
     request,
@@ -80,10 +80,36 @@ type ClientSocket = Duplex & {
 };
 
 /**
+ * Answers a problem straight on the connection, for what never becomes a Fastify request (no route, no hook,
+ * and no client address behind a proxy, so no rate headers), then closes it.
+ */
+function writeProblem(
+  socket: Duplex,
+  problem: AppError,
+  requestId: string,
+  extraHeaders: Record<string, string> = {},
+): void {
+  const body = JSON.stringify(toProblem(problem, requestId));
+  const headers: Record<string, string> = {
+    'content-type': PROBLEM_CONTENT_TYPE,
+    'content-length': String(Buffer.byteLength(body)),
+    'x-request-id': requestId,
+    ...RESPONSE_HEADERS,
+    ...(socket instanceof TLSSocket ? { 'strict-transport-security': STRICT_TRANSPORT_SECURITY } : {}),
+    ...extraHeaders,
+    connection: 'close',
+  };
+  const head = [
+    `HTTP/1.1 ${problem.status} ${STATUS_CODES[problem.status]}`,
+    ...Object.entries(headers).map(([name, value]) => `${name}: ${value}`),
+  ];
+  socket.end(`${head.join('\r\n')}\r\n\r\n${body}`, () => socket.destroy());
+}
+
+/**
  * Answers what Node's HTTP parser refuses before a request exists (oversized or malformed headers, a broken
  * request line, conflicting framing, a timeout) with a problem and a request id, logged, instead of Fastify's
- * own JSON. Without a request there is no route, no hook and no client address behind a proxy, so no rate
- * headers. Like Node, it writes nothing into a response already under way, and closes the connection.
+ * own JSON. Like Node, it writes nothing into a response already under way, and closes the connection.
  */
 export function clientErrorHandler(
   logger: FastifyBaseLogger,
@@ -100,16 +126,29 @@ export function clientErrorHandler(
       socket.destroy();
       return;
     }
-    const body = JSON.stringify(toProblem(problem, requestId));
-    const head = [
-      `HTTP/1.1 ${problem.status} ${STATUS_CODES[problem.status]}`,
-      `content-type: ${PROBLEM_CONTENT_TYPE}`,
-      `content-length: ${Buffer.byteLength(body)}`,
-      `x-request-id: ${requestId}`,
-      ...(socket instanceof TLSSocket ? [`strict-transport-security: ${STRICT_TRANSPORT_SECURITY}`] : []),
-      'connection: close',
-    ];
-    socket.end(`${head.join('\r\n')}\r\n\r\n${body}`, () => socket.destroy());
+    writeProblem(socket, problem, requestId);
+  };
+}
+
+/**
+ * `CONNECT` (a proxy tunnel) never reaches Fastify: Node hands the connection to the server's 'connect'
+ * listener, and without one closes it silently. We are no proxy: 405 with an empty `Allow` (its target is a
+ * host, not a resource of ours, so no method is allowed on it), then close.
+ */
+export function connectHandler(
+  logger: FastifyBaseLogger,
+): (request: IncomingMessage, socket: Duplex) => void {
+  return (request, socket) => {
+    const requestId = newUuid();
+    const problem = new AppError(
+      'route.method_not_allowed',
+      'CONNECT is not supported: this server is not a proxy.',
+    );
+    logger.info(
+      { request_id: requestId, method: request.method, code: problem.code },
+      'CONNECT request refused',
+    );
+    writeProblem(socket, problem, requestId, { allow: '' });
   };
 }
 

@@ -8,6 +8,8 @@ declare module 'fastify' {
     challengeProbe?: boolean;
     /** The OpenAPI document: served without a key (still with X-Request-Id and rate headers). */
     publicDocs?: boolean;
+    /** Set by the guard on a POST that takes no body (no body schema, or one `{}` satisfies). */
+    bodyOptional?: boolean;
   }
 }
 

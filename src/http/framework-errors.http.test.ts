@@ -17,6 +17,8 @@ function assertParserProblem(res: RawResponse, status: number, code: string): vo
   assert.match(res.body.request_id, UUID_RE);
   assert.equal(res.headers['x-request-id'], res.body.request_id);
   assert.equal(res.headers['strict-transport-security'], STRICT_TRANSPORT_SECURITY);
+  assert.equal(res.headers['cache-control'], 'no-store');
+  assert.equal(res.headers['x-content-type-options'], 'nosniff');
   assert.equal(res.headers.connection, 'close');
 }
 
@@ -169,4 +171,54 @@ describe('requests the HTTP parser cannot take', () => {
       assert.equal(res.headers['x-ratelimit-limit'], '60', 'authenticated with the key');
     });
   }
+
+  // What Node answered by itself before (a bare 400, a closed connection): problems with a request id now.
+  const sendAs = (requestLine: string, headers: string[]) =>
+    rawRequest(t.url, t.cert, [requestLine, 'Connection: close', ...headers].join('\r\n'));
+  const auth = () => `Authorization: Bearer ${key}`;
+
+  it('an HTTP/1.1 request without Host: 400 input.malformed as problem details, logged with the request id', async () => {
+    for (const path of ['/api/v1/auth/whoami', '/healthz', '/nope']) {
+      const res = await sendAs(`GET ${path} HTTP/1.1`, [auth()]);
+      assertParserProblem(res, 400, 'input.malformed');
+      assert.match(res.body.detail, /Host/);
+      assert.ok(
+        t.logs.some((l) => l.includes(res.body.request_id)),
+        'the request id leads to a log line',
+      );
+    }
+  });
+
+  it('a dashboard page without Host: the 400 is its HTML error page, with the request id and HSTS', async () => {
+    const res = await sendAs('GET /dashboard/login HTTP/1.1', []);
+    assert.equal(res.status, 400, res.text);
+    assert.match(res.headers['content-type'] ?? '', /^text\/html/);
+    assert.match(res.headers['x-request-id'] ?? '', UUID_RE);
+    assert.equal(res.headers['strict-transport-security'], STRICT_TRANSPORT_SECURITY);
+    assert.match(res.text, /Host header/);
+  });
+
+  it('with Host, or over HTTP/1.0 (which has no Host requirement), the request is served', async () => {
+    const withHost = await sendAs('GET /api/v1/auth/whoami HTTP/1.1', ['Host: localhost', auth()]);
+    assert.equal(withHost.status, 200, withHost.text);
+    const http10 = await sendAs('GET /api/v1/auth/whoami HTTP/1.0', [auth()]);
+    assert.equal(http10.status, 200, http10.text);
+  });
+
+  it('CONNECT: 405 route.method_not_allowed as problem details with an empty Allow, logged, instead of a closed connection', async () => {
+    const res = await sendAs('CONNECT example.com:443 HTTP/1.1', ['Host: example.com:443']);
+    assertParserProblem(res, 405, 'route.method_not_allowed');
+    assert.equal(res.headers.allow, '', 'no method is allowed on a host');
+    assert.ok(
+      t.logs.some((l) => l.includes('CONNECT request refused') && l.includes(res.body.request_id)),
+      'the request id leads to a log line',
+    );
+  });
+
+  it('the other methods on the same server are still routed: OPTIONS and TRACE get 404 or 405 as before', async () => {
+    const options = await sendAs('OPTIONS /api/v1/auth/whoami HTTP/1.1', ['Host: localhost', auth()]);
+    assert.equal(options.status, 405, options.text);
+    assert.equal(options.body.code, 'route.method_not_allowed');
+    assert.match(options.headers.allow ?? '', /GET/);
+  });
 });

@@ -12,6 +12,8 @@ function assertCommonHeaders(res: TestResponse): void {
   assert.match(res.headers['x-ratelimit-limit'] ?? '', /^\d+$/);
   assert.match(res.headers['x-ratelimit-remaining'] ?? '', /^\d+$/);
   assert.match(res.headers['x-ratelimit-reset'] ?? '', ISO_RE);
+  assert.equal(res.headers['cache-control'], 'no-store');
+  assert.equal(res.headers['x-content-type-options'], 'nosniff');
 }
 
 function assertProblem(res: TestResponse, status: number, code: string): void {
@@ -179,7 +181,7 @@ describe('every response carries the headers; every error is a problem', () => {
     assert.equal(unknown.headers['x-ratelimit-limit'], undefined, 'unknown dashboard paths too');
   });
 
-  it('every response over TLS carries Strict-Transport-Security: API, errors, dashboard, ops', async () => {
+  it('every response over TLS carries Strict-Transport-Security, Cache-Control: no-store and X-Content-Type-Options: nosniff: API, errors, dashboard, ops', async () => {
     assert.equal(STRICT_TRANSPORT_SECURITY, 'max-age=31536000; includeSubDomains');
     const headers = { 'content-type': 'application/json' };
     for (const [method, path, options, status] of [
@@ -191,6 +193,7 @@ describe('every response carries the headers; every error is a problem', () => {
       ['POST', '/api/v1/test/echo', { key, headers, rawBody: '{' }, 400],
       ['POST', '/api/v1/test/echo', { key, body: { n: 99 } }, 422],
       ['GET', '/api/v1/test/boom', { key }, 500],
+      ['GET', '/api/v1/calls/%E0%A4%A', { key }, 400],
       ['GET', '/dashboard/login', {}, 200],
       ['GET', '/dashboard/nope', {}, 303],
       ['GET', '/healthz', {}, 200],
@@ -199,6 +202,29 @@ describe('every response carries the headers; every error is a problem', () => {
       const res = await t.request(method, path, options);
       assert.equal(res.status, status, `${method} ${path}: ${res.text}`);
       assert.equal(res.headers['strict-transport-security'], STRICT_TRANSPORT_SECURITY, `${method} ${path}`);
+      assert.equal(res.headers['cache-control'], 'no-store', `${method} ${path}`);
+      assert.equal(res.headers['x-content-type-options'], 'nosniff', `${method} ${path}`);
+    }
+  });
+
+  it('the 201 that shows a new whsec_ secret is not cached', async () => {
+    const manager = await newCustomer(t, { scopes: ['manage_webhooks'] });
+    const created = await t.request('POST', '/api/v1/webhook-subscriptions', {
+      key: manager.key,
+      body: { url: 'https://example.com/hooks', events: ['call.completed'] },
+    });
+    assert.equal(created.status, 201, created.text);
+    assert.match(created.body.secret, /^whsec_/);
+    assert.equal(created.headers['cache-control'], 'no-store');
+    assert.equal(created.headers['x-content-type-options'], 'nosniff');
+  });
+
+  it('fixed public files may be cached, and are not sniffed either', async () => {
+    for (const path of ['/docs/reference.css', '/docs/favicon.svg', '/dashboard/static/dashboard.css']) {
+      const res = await t.request('GET', path);
+      assert.equal(res.status, 200, path);
+      assert.match(res.headers['cache-control'] ?? '', /^public, max-age=\d+$/, path);
+      assert.equal(res.headers['x-content-type-options'], 'nosniff', path);
     }
   });
 
@@ -211,7 +237,7 @@ describe('every response carries the headers; every error is a problem', () => {
   });
 });
 
-describe('the API description is served with HSTS too', () => {
+describe('the API description is served with HSTS, not cached and not sniffed, too', () => {
   let t: TestApp;
   before(async () => {
     t = await startTestApp();
@@ -223,6 +249,8 @@ describe('the API description is served with HSTS too', () => {
       const res = await t.request('GET', path);
       assert.equal(res.status, 200);
       assert.equal(res.headers['strict-transport-security'], STRICT_TRANSPORT_SECURITY);
+      assert.equal(res.headers['cache-control'], 'no-store');
+      assert.equal(res.headers['x-content-type-options'], 'nosniff');
     });
   }
 });

@@ -41,9 +41,12 @@ export type ProblemBody = z.output<typeof problemSchema>;
 
 export const PROBLEM_MEDIA_TYPE = 'application/problem+json';
 
+/** Any request can be answered with these before its route is looked at: not over TLS, or no Host. */
+export const TRANSPORT_CODES: readonly ErrorCode[] = ['transport.insecure', 'input.malformed'];
+
 /** Any request to an authenticated /api/v1 route can be answered with these. */
 export const AUTHENTICATED_CODES: readonly ErrorCode[] = [
-  'transport.insecure',
+  ...TRANSPORT_CODES,
   'auth.missing',
   'auth.invalid',
   'auth.revoked',

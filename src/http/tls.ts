@@ -7,6 +7,13 @@ import path from 'node:path';
  */
 export const STRICT_TRANSPORT_SECURITY = 'max-age=31536000; includeSubDomains';
 
+/**
+ * On every response, problems included: no cache keeps an answer (secrets such as a new `whsec_`, a key's data,
+ * what one customer sees), and no browser reads a body as another type than it is sent as. A route that serves
+ * something public and fixed (a stylesheet, an icon) replaces the Cache-Control.
+ */
+export const RESPONSE_HEADERS = { 'cache-control': 'no-store', 'x-content-type-options': 'nosniff' } as const;
+
 export type TlsMaterial = { key: string; cert: string; selfSigned: boolean };
 
 /** A development certificate for localhost and 127.0.0.1, valid a year. */

@@ -114,6 +114,30 @@ describe('HTTPS only', () => {
     assert.match(head, new RegExp(`x-request-id: ${problem.request_id}`));
   });
 
+  it('CONNECT and a request without Host on the plain listener are problems too, without HSTS', async () => {
+    const exchange = (request: string) =>
+      new Promise<string>((resolve, reject) => {
+        const socket = net.connect(Number(new URL(plainUrl).port), '127.0.0.1', () => socket.write(request));
+        let data = '';
+        socket.on('data', (d) => {
+          data += d.toString('latin1');
+        });
+        socket.on('close', () => resolve(data));
+        socket.on('error', reject);
+      });
+    for (const [request, status, code] of [
+      ['CONNECT example.com:443 HTTP/1.1\r\nHost: example.com:443\r\n\r\n', 405, 'route.method_not_allowed'],
+      ['GET /api/v1/auth/whoami HTTP/1.1\r\nConnection: close\r\n\r\n', 403, 'transport.insecure'],
+    ] as const) {
+      const [head = '', body = ''] = (await exchange(request)).split('\r\n\r\n');
+      assert.match(head, new RegExp(`^HTTP/1\\.1 ${status} `));
+      assert.doesNotMatch(head, /strict-transport-security/i);
+      const problem = JSON.parse(body) as { code: string; request_id: string };
+      assert.equal(problem.code, code);
+      assert.match(head, new RegExp(`x-request-id: ${problem.request_id}`));
+    }
+  });
+
   it('plain HTTP sent to the TLS port gets no HTTP response at all', async () => {
     const port = new URL(t.url).port;
     const reply = await new Promise<string>((resolve) => {

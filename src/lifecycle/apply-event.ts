@@ -1,3 +1,4 @@
+import type { Logger } from 'pino';
 import { findAssistant } from '../assistants/assistants.repository.ts';
 import { canTransition } from '../calls/call-status.ts';
 import type { Clock } from '../clock.ts';
@@ -21,7 +22,7 @@ const seconds = (from: Date, to: Date) => Math.max(0, Math.round((to.getTime() -
  * Duplicate, late or out-of-order events are ignored by the state machine, so redelivery is safe.
  */
 export async function applyProviderEvent(
-  deps: { db: Database; clock: Clock; reports: CallReports },
+  deps: { db: Database; clock: Clock; reports: CallReports; logger?: Logger | undefined },
   event: ProviderEvent,
 ): Promise<ApplyOutcome> {
   const now = deps.clock.now();
@@ -30,8 +31,33 @@ export async function applyProviderEvent(
     const callId = event.callId ?? (await repo.callIdForProviderCall(tx, event.providerCallId));
     const call = callId ? await repo.lockCall(tx, callId) : undefined;
     if (!call) return 'unknown';
+    if (!(await mayChange(tx, call, event))) {
+      deps.logger?.warn(
+        {
+          call_id: call.id,
+          customer_id: call.customer_id,
+          provider_call_id: event.providerCallId,
+          claimed_by_assistant: event.claimedBy?.assistantId ?? null,
+        },
+        "provider event naming another customer's call ignored",
+      );
+      return 'ignored';
+    }
     return applyToCall(tx, deps.reports, call, event, event.providerCallId, now);
   });
+}
+
+/**
+ * An event that names its call only by the provider's word (`claimedBy`) changes it only if the conversation's
+ * agent is linked to an assistant of the call's customer, or if it is the call's own conversation (its handle
+ * recorded at placement: an assistant relinked since, or unlinked, still ends its calls).
+ */
+async function mayChange(tx: Database, call: CallRow, event: CallEvent): Promise<boolean> {
+  if (!event.claimedBy) return true;
+  const { assistantId } = event.claimedBy;
+  const assistant = assistantId ? await findAssistant(tx, assistantId) : undefined;
+  if (assistant?.customer_id === call.customer_id) return true;
+  return (await repo.lockLifecycle(tx, call.id))?.provider_call_id === event.providerCallId;
 }
 
 /**

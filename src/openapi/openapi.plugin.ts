@@ -138,6 +138,30 @@ function addResponseHeaders(doc: Json): void {
   }
 }
 
+/**
+ * @fastify/swagger marks every request body required; one with no required field may be left out entirely
+ * (the guard accepts a POST without a body there: `curl -X POST`).
+ */
+function optionalBodies(doc: Json): void {
+  const components =
+    isObject(doc.components) && isObject(doc.components.schemas) ? doc.components.schemas : {};
+  const resolve = (schema: unknown): unknown =>
+    isObject(schema) && typeof schema.$ref === 'string'
+      ? components[schema.$ref.slice('#/components/schemas/'.length)]
+      : schema;
+  for (const item of Object.values(isObject(doc.paths) ? doc.paths : {})) {
+    for (const op of Object.values(isObject(item) ? item : {})) {
+      if (!isObject(op) || !isObject(op.requestBody) || !isObject(op.requestBody.content)) continue;
+      const schemas = Object.values(op.requestBody.content).map((m) =>
+        resolve(isObject(m) ? m.schema : null),
+      );
+      const needsNothing = (s: unknown) =>
+        isObject(s) && s.type === 'object' && !(Array.isArray(s.required) && s.required.length > 0);
+      if (schemas.length > 0 && schemas.every(needsNothing)) op.requestBody.required = false;
+    }
+  }
+}
+
 /** Components no operation reaches (zod makes an input and an output copy of each) are left out. */
 function pruneSchemas(doc: Json): void {
   const components = isObject(doc.components) ? doc.components : {};
@@ -183,6 +207,7 @@ const finishDocument =
     const doc = zodComponents(input) as Json;
     doc.webhooks = withoutApiKey(webhooks);
     addResponseHeaders(doc);
+    optionalBodies(doc);
     pruneSchemas(doc);
     // Stable order: the generated SDK types are committed and compared.
     const components = isObject(doc.components) ? doc.components : {};

@@ -1,7 +1,7 @@
 import type { FastifyInstance } from 'fastify';
 import { z } from 'zod';
 import { API_PREFIX } from '../http/prefixes.ts';
-import { apiResponses } from '../http/responses.ts';
+import { apiResponses, TRANSPORT_CODES } from '../http/responses.ts';
 import { OPENAPI_PATH } from './openapi.plugin.ts';
 import { FAVICON_PATH, FAVICON_SVG, REFERENCE_CSS, renderReference } from './reference-page.ts';
 
@@ -24,7 +24,7 @@ export function registerOpenApiDocument(api: FastifyInstance): void {
         tags: ['Documentation'],
         response: apiResponses(
           { 200: { description: 'The document.', schema: documentSchema } },
-          ['transport.insecure', 'internal.error'],
+          [...TRANSPORT_CODES, 'internal.error'],
           {
             authenticated: false,
           },

@@ -87,22 +87,26 @@ export type ProviderEvent =
       callerName: string | null;
       at: Date;
     }
-  | { type: 'call.ringing'; providerCallId: string; callId: string | null; at: Date }
-  | {
-      type: 'call.answered';
-      providerCallId: string;
-      callId: string | null;
-      conversationId: string;
-      at: Date;
-    }
-  | {
+  | ({ type: 'call.ringing'; at: Date } & CallNamed)
+  | ({ type: 'call.answered'; conversationId: string; at: Date } & CallNamed)
+  | ({
       type: 'call.ended';
-      providerCallId: string;
-      callId: string | null;
       status: ProviderEndStatus;
       disconnectReason: string;
       at: Date;
-    };
+    } & CallNamed);
+
+/** How an event names its call: by the provider's handle, or by our id when the provider reports it. */
+type CallNamed = {
+  providerCallId: string;
+  callId: string | null;
+  /**
+   * Set when `callId` is only the provider's word, one whoever starts a conversation can choose (ElevenLabs: the
+   * conversation's `user_id`): the assistant linked to the agent that had the conversation, null when none is. The
+   * event then changes a call of that assistant's customer only, or one already known by `providerCallId`.
+   */
+  claimedBy?: { assistantId: string | null };
+};
 
 export interface VoiceProvider {
   placeCall(request: PlaceCallRequest): Promise<ProviderResult<PlacedCall>>;

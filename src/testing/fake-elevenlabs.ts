@@ -286,3 +286,67 @@ export const initiationFailureWebhook = (
     metadata: { type: 'twilio', body: { CallSid: c.call_sid, CallStatus: reason } },
   },
 });
+
+/**
+ * One transcript turn with every field of the SDK's transcript model filled in as ElevenLabs fills them
+ * (serialization/types/ConversationHistoryTranscriptResponseModel.d.ts: agent metadata, turn metrics, LLM usage,
+ * the original message, …): what sizes a long call's `post_call_transcription` body, about 1.5 KB a turn.
+ */
+export function fullTranscriptTurn(i: number): Record<string, unknown> {
+  const message = 'I would like to move my appointment to Thursday afternoon if that is possible, thanks.';
+  return {
+    role: i % 2 ? 'user' : 'agent',
+    agent_metadata: {
+      agent_id: 'agent_01jz8x5y6z7a8b9c0d1e2f3g4h',
+      branch_id: null,
+      workflow_node_id: 'node_01jz8x5y6z7a8b9c0d1e2f3g4h',
+      version_id: 'agtvrsn_01jz8x5y6z7a8b9c0d1e2f3g4h',
+    },
+    message,
+    multivoice_message: null,
+    tool_calls: [],
+    tool_results: [],
+    feedback: null,
+    llm_override: null,
+    producing_llm: 'gemini-2.5-flash',
+    time_in_call_secs: i * 5,
+    conversation_turn_metrics: {
+      metrics: {
+        convai_llm_service_ttfb: { elapsed_time: 0.412345 },
+        convai_llm_service_ttf_sentence: { elapsed_time: 0.612345 },
+        convai_tts_service_ttfb: { elapsed_time: 0.212345 },
+        convai_asr_trailing_service_latency: { elapsed_time: 0.112345 },
+      },
+      convai_asr_provider: 'elevenlabs',
+      convai_tts_model: 'eleven_flash_v2_5',
+      convai_tts_cascade: null,
+      voice_id: '21m00Tcm4TlvDq8ikWAM',
+    },
+    rag_retrieval_info: null,
+    llm_usage: {
+      model_usage: {
+        'gemini-2.5-flash': {
+          input: { tokens: 12345, price: 0.00123456 },
+          input_cache_read: { tokens: 11000, price: 0.000275 },
+          input_cache_write: { tokens: 0, price: 0 },
+          output_total: { tokens: 45, price: 0.0000189 },
+        },
+      },
+    },
+    interrupted: false,
+    ignored_as_backchannel: false,
+    platform_event: null,
+    original_message: message,
+    reasoning: null,
+    source_medium: 'audio',
+    source_event_id: i,
+    used_static_kb_document_ids: [],
+    user_identifier: null,
+    id: `turn_${i}_01jz8x5y6z7a8b9c`,
+    triggered_guardrails: [],
+    file_input: null,
+    file_inputs: [],
+    contextual_update_info: null,
+    reasoned: false,
+  };
+}

@@ -4,14 +4,22 @@ import { AppError } from '../errors/app-error.ts';
 import type { ApplyOutcome } from '../lifecycle/apply-event.ts';
 import type { LifecycleService } from '../lifecycle/lifecycle.service.ts';
 import { eventsOf } from '../provider/elevenlabs/events.ts';
-import { verifySignature } from '../provider/elevenlabs/signature.ts';
+import {
+  readSignatureHeader,
+  type SignatureClaim,
+  signatureMatches,
+} from '../provider/elevenlabs/signature.ts';
 import { parseWebhook } from '../provider/elevenlabs/webhook.ts';
 import type { ProviderEvent } from '../provider/interface.ts';
 import type { RateLimiter } from '../rate-limit/interface.ts';
 
 export const ELEVENLABS_WEBHOOK_PATH = '/provider/elevenlabs/webhook';
-/** A post-call transcription carries the whole transcript: far more than an API request body. */
-export const WEBHOOK_BODY_LIMIT_BYTES = 5 * 1024 * 1024;
+/**
+ * A post-call transcription carries the whole transcript: far more than an API request body. A two-hour call with a
+ * turn every 5 s, each turn with every field the SDK's transcript model declares filled in, is 2.2 MiB
+ * (docs/provider-elevenlabs.md); a larger one is refused (413) and its call still ends by polling (reconciliation).
+ */
+export const WEBHOOK_BODY_LIMIT_BYTES = 3 * 1024 * 1024;
 /** Post-call webhooks accepted per source address and minute (ElevenLabs sends from a few addresses). */
 export const WEBHOOKS_PER_MINUTE_PER_IP = 600;
 
@@ -39,11 +47,14 @@ export async function applyEvents(
  */
 export function registerElevenLabsWebhook(app: FastifyInstance, deps: UpstreamDeps): void {
   app.register(async (scope) => {
+    scope.decorateRequest('signatureClaim', null);
     // The signature covers the bytes as sent: keep them, parse after the check.
     scope.addContentTypeParser('application/json', { parseAs: 'buffer' }, (_req, body, done) =>
       done(null, body),
     );
-    scope.post(ELEVENLABS_WEBHOOK_PATH, { bodyLimit: WEBHOOK_BODY_LIMIT_BYTES }, async (request, reply) => {
+    // Before a byte of the body is read: the address's window, then the header's presence, shape and freshness.
+    // A refusal closes the connection, so the body it announced is never read either.
+    scope.addHook('onRequest', async (request, reply) => {
       const now = deps.clock.now();
       const hit = await deps.limiter.hit(
         [{ key: `provider-webhook:ip:${request.ip}`, limit: WEBHOOKS_PER_MINUTE_PER_IP }],
@@ -52,20 +63,24 @@ export function registerElevenLabsWebhook(app: FastifyInstance, deps: UpstreamDe
       );
       const [state] = hit.states;
       if (!hit.allowed && state) {
+        reply.header('connection', 'close');
         throw new AppError('rate.exceeded_ip', 'Too many provider webhooks from this address.', {
           headers: { 'retry-after': String(state.retryAfterSeconds) },
         });
       }
-      const raw = Buffer.isBuffer(request.body) ? request.body : Buffer.alloc(0);
       const header = request.headers['elevenlabs-signature'];
-      const check = verifySignature(
-        typeof header === 'string' ? header : undefined,
-        raw,
-        deps.webhookSecret,
-        now,
-      );
-      if (check !== 'valid') {
-        throw new AppError('provider.signature_invalid', `The ElevenLabs-Signature header is ${check}.`);
+      const claim = readSignatureHeader(typeof header === 'string' ? header : undefined, now);
+      if (typeof claim === 'string') {
+        reply.header('connection', 'close');
+        throw new AppError('provider.signature_invalid', `The ElevenLabs-Signature header is ${claim}.`);
+      }
+      request.signatureClaim = claim;
+    });
+    scope.post(ELEVENLABS_WEBHOOK_PATH, { bodyLimit: WEBHOOK_BODY_LIMIT_BYTES }, async (request, reply) => {
+      const raw = Buffer.isBuffer(request.body) ? request.body : Buffer.alloc(0);
+      const claim = request.signatureClaim;
+      if (!claim || !signatureMatches(claim, raw, deps.webhookSecret)) {
+        throw new AppError('provider.signature_invalid', 'The ElevenLabs-Signature does not match the body.');
       }
       let body: unknown;
       try {
@@ -92,4 +107,11 @@ export function registerElevenLabsWebhook(app: FastifyInstance, deps: UpstreamDe
         .send({ received: true, applied: outcomes.filter((o) => o === 'applied').length });
     });
   });
+}
+
+declare module 'fastify' {
+  interface FastifyRequest {
+    /** The provider webhook's signature header, read before its body (the digest is checked over the body). */
+    signatureClaim: SignatureClaim | null;
+  }
 }

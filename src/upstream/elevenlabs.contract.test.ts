@@ -6,11 +6,13 @@ import { signedIn } from '../testing/dashboard.fixtures.ts';
 import {
   type FakeConversation,
   type FakeElevenLabs,
+  fullTranscriptTurn,
   initiationFailureWebhook,
   startFakeElevenLabs,
   transcriptionWebhook,
 } from '../testing/fake-elevenlabs.ts';
 import { type Caller, newAssistant, newCaller, placeCall } from '../testing/outbound.fixtures.ts';
+import { rawRequest } from '../testing/raw-tls.ts';
 import { type Receiver, startReceiver } from '../testing/receiver.ts';
 import { startTestApp, type TestApp } from '../testing/test-app.ts';
 import { testWorker } from '../testing/webhook.fixtures.ts';
@@ -388,6 +390,85 @@ describe('PROVIDER=elevenlabs against a local fake of the Agents API (through th
     });
   });
 
+  describe("a conversation naming another customer's call", () => {
+    /** A conversation of `agentId`'s that claims `userId` as its `user_id`: anyone who starts one can choose it. */
+    function claiming(agentId: string, userId: string, like: FakeConversation): FakeConversation {
+      const forged: FakeConversation = {
+        ...like,
+        conversation_id: `conv_forged_${fake.conversations.size}`,
+        agent_id: agentId,
+        user_id: userId,
+        status: 'done',
+        accepted: like.start,
+        call_result: 'answered',
+        duration: 30,
+      };
+      fake.conversations.set(forged.conversation_id, forged);
+      return forged;
+    }
+    const tracking = (id: string) =>
+      t.db.selectFrom('call_lifecycle').selectAll().where('call_id', '=', id).executeTakeFirstOrThrow();
+
+    it("a signed webhook from one customer's agent with another customer's call id changes nothing, and is logged", async () => {
+      const attacker = await linkedCaller();
+      const victim = await linkedCaller();
+      const id: string = (await placeCall(t, victim, { to_number: CUSTOMER_NUMBER })).body.id;
+      const own = conversationOf(id);
+      const forged = claiming(attacker.agentId, id, own);
+      const res = await postWebhook(transcriptionWebhook(forged, t.clock.now()));
+      assert.equal(res.status, 200, res.text);
+      assert.equal(res.body.applied, 0);
+      assert.equal((await call(id)).status, 'queued', 'the call did not move');
+      assert.equal((await tracking(id)).provider_call_id, own.conversation_id, 'its handle is its own');
+      assert.ok(
+        t.logs.some((l) => l.includes("naming another customer's call") && l.includes(id)),
+        'logged with the call id',
+      );
+      await t.services.lifecycle.processDue();
+      assert.deepEqual(await eventTypes(id), [], 'no event for the victim');
+
+      // Nor through reconciliation, which finds the forged conversation among the attacker's agent's.
+      await reconcileMissedCalls(reconcileDeps());
+      assert.equal((await call(id)).status, 'queued');
+
+      // The other direction: the call's own conversation still moves it.
+      fake.progress(own.conversation_id, 'answer');
+      const real = await postWebhook(transcriptionWebhook(own, t.clock.now()));
+      assert.equal(real.body.applied, 2, real.text);
+      assert.equal((await call(id)).status, 'in_progress');
+    });
+
+    it("a conversation of the same customer's agent, or the call's own one after the assistant was relinked, still applies", async () => {
+      const c = await linkedCaller();
+      const id: string = (await placeCall(t, c, { to_number: CUSTOMER_NUMBER })).body.id;
+      const own = conversationOf(id);
+      await t.services.assistants.linkAgent({
+        assistantId: c.assistant.id,
+        agentId: `${c.agentId}_relinked`,
+        numbers: [{ e164: AGENT_NUMBER, phoneNumberId: `phnum_${agentSeq}`, telephony: 'twilio' }],
+      });
+      fake.progress(own.conversation_id, 'answer');
+      const res = await postWebhook(transcriptionWebhook(own, t.clock.now()));
+      assert.equal(
+        res.body.applied,
+        2,
+        'its agent links to no assistant now, but it is the call’s own conversation',
+      );
+      assert.equal((await call(id)).status, 'in_progress');
+
+      const second = await placeCall(t, c, { to_number: CUSTOMER_NUMBER });
+      const sibling = await newAssistant(t, c.customerId, { phoneNumbers: ['+14155550104'] });
+      await t.services.assistants.linkAgent({
+        assistantId: sibling.id,
+        agentId: `${c.agentId}_sibling`,
+        numbers: [{ e164: '+14155550104', phoneNumberId: `phnum_${agentSeq}_sibling`, telephony: 'twilio' }],
+      });
+      const fromSibling = claiming(`${c.agentId}_sibling`, second.body.id, conversationOf(second.body.id));
+      const applied = await postWebhook(transcriptionWebhook(fromSibling, t.clock.now()));
+      assert.equal(applied.body.applied, 3, 'an agent of the same customer may report its calls');
+    });
+  });
+
   describe('provider failures', () => {
     after(() => fake.fault('none'));
 
@@ -529,6 +610,10 @@ describe('PROVIDER=elevenlabs against a local fake of the Agents API (through th
     assert.equal(over.status, 429);
     assert.equal(over.body.code, 'rate.exceeded_ip');
     assert.ok(Number(over.headers['retry-after']) > 0);
+    const signed = [`ElevenLabs-Signature: ${signatureHeader('{}', WEBHOOK_SECRET, t.clock.now())}`];
+    const unread = await announceBody(signed, 2_000_000, '127.0.0.9');
+    assert.equal(unread.status, 429, 'refused before its body is read, signature or not');
+    assert.equal(unread.headers.connection, 'close');
     assert.equal((await unsigned('127.0.0.10')).status, 401, 'another address has its own window');
   });
 
@@ -547,20 +632,64 @@ describe('PROVIDER=elevenlabs against a local fake of the Agents API (through th
     }
   });
 
-  it('takes a long transcript (far past the API body limit) and refuses one past its own', async () => {
+  it('takes the transcript of a two-hour call (a turn every 5 s, every field filled) and refuses a body past its limit', async () => {
+    assert.equal(WEBHOOK_BODY_LIMIT_BYTES, 3 * 1024 * 1024);
     const c = await linkedCaller();
     const conv = await finishedInbound(c.agentId);
     const payload = transcriptionWebhook(conv, t.clock.now());
-    const turn = { role: 'user', message: 'x'.repeat(1000), time_in_call_secs: 1 };
-    const long = {
-      ...payload,
-      data: { ...payload.data, transcript: Array.from({ length: 500 }, () => turn) },
-    };
-    const res = await postWebhook(long);
+    const turns = Array.from({ length: (2 * 3600) / 5 }, (_, i) => fullTranscriptTurn(i));
+    const raw = JSON.stringify({ ...payload, data: { ...payload.data, transcript: turns } });
+    assert.ok(Buffer.byteLength(raw) > 2 * 1024 * 1024, `${Buffer.byteLength(raw)} bytes`);
+    const res = await postWebhook(null, { raw });
     assert.equal(res.status, 200, res.text);
     assert.equal((await inboundCallFor(conv.conversation_id))?.status, 'completed');
     const huge = await postWebhook(null, { raw: 'x'.repeat(WEBHOOK_BODY_LIMIT_BYTES + 1) });
     assert.equal(huge.status, 413);
+    assert.equal(huge.body.code, 'input.too_large');
+  });
+
+  /** Headers announcing a body of `length` bytes, none of which is ever sent: only an answer before it ends this. */
+  function announceBody(headers: string[], length = 2_000_000, localAddress?: string) {
+    const head = [
+      `POST ${ELEVENLABS_WEBHOOK_PATH} HTTP/1.1`,
+      'Host: localhost',
+      'Content-Type: application/json',
+      `Content-Length: ${length}`,
+      ...headers,
+    ].join('\r\n');
+    return Promise.race([
+      rawRequest(t.url, t.cert, head, { localAddress }),
+      new Promise<never>((_, reject) =>
+        setTimeout(
+          () => reject(new Error('no answer while the body was unsent: it waited to read it')),
+          10_000,
+        ),
+      ),
+    ]);
+  }
+
+  for (const [what, header] of [
+    ['no ElevenLabs-Signature', () => null],
+    ['a malformed one', () => 't=1,v0=not-hex'],
+    ['a stale one', () => signatureHeader('{}', WEBHOOK_SECRET, new Date(t.clock.now().getTime() - 600_000))],
+  ] as const) {
+    it(`${what}: 401 before a byte of the body is read, and the connection closed`, async () => {
+      const value = header();
+      const res = await announceBody(value === null ? [] : [`ElevenLabs-Signature: ${value}`]);
+      assert.equal(res.status, 401, res.text);
+      assert.equal(res.body.code, 'provider.signature_invalid');
+      assert.equal(res.headers.connection, 'close');
+      assert.equal(res.headers['x-request-id'], res.body.request_id);
+    });
+  }
+
+  it('a well-formed, fresh header with a body over the limit: 413 before reading it', async () => {
+    const res = await announceBody(
+      [`ElevenLabs-Signature: ${signatureHeader('{}', WEBHOOK_SECRET, t.clock.now())}`],
+      WEBHOOK_BODY_LIMIT_BYTES + 1,
+    );
+    assert.equal(res.status, 413, res.text);
+    assert.equal(res.body.code, 'input.too_large');
   });
 
   it('needs no API key on the webhook route and is not part of /api/v1', async () => {

@@ -24,13 +24,15 @@ function unansweredStatus(f: ConversationFacts): ProviderEndStatus {
  * The events ElevenLabs would have sent for one conversation, in order. `initiated` → ringing (or, inbound, the
  * call arriving); `in-progress` → answered; `processing` and `done` → ended (`processing` is still settling: the
  * analysis and transcript come with `done`); `failed` → ended with the telephony result. `assistantId` is the
- * assistant linked to the conversation's agent (needed only to create an inbound call).
+ * assistant linked to the conversation's agent: it creates an inbound call, and bounds which calls an outbound
+ * conversation's `user_id` may name (`claimedBy`).
  */
 export function eventsOf(f: ConversationFacts, assistantId: string | null): ProviderEvent[] {
   const providerCallId = f.conversationId;
   const start = new Date(f.startUnix * 1000);
   const inbound = f.phone?.direction === 'inbound';
   const callId = !inbound && f.userId && UUID_RE.test(f.userId) ? f.userId : null;
+  const named = { providerCallId, callId, ...(callId ? { claimedBy: { assistantId } } : {}) };
   const events: ProviderEvent[] = [];
   if (inbound) {
     if (assistantId && f.phone) {
@@ -45,7 +47,7 @@ export function eventsOf(f: ConversationFacts, assistantId: string | null): Prov
       });
     }
   } else {
-    events.push({ type: 'call.ringing', providerCallId, callId, at: start });
+    events.push({ type: 'call.ringing', ...named, at: start });
   }
   if (f.status === 'initiated') return events;
   const wasAnswered = answered(f);
@@ -53,8 +55,7 @@ export function eventsOf(f: ConversationFacts, assistantId: string | null): Prov
   if (wasAnswered) {
     events.push({
       type: 'call.answered',
-      providerCallId,
-      callId,
+      ...named,
       conversationId: f.conversationId,
       at: answeredAt,
     });
@@ -67,8 +68,7 @@ export function eventsOf(f: ConversationFacts, assistantId: string | null): Prov
       : 'completed';
   events.push({
     type: 'call.ended',
-    providerCallId,
-    callId,
+    ...named,
     status,
     disconnectReason: f.terminationReason ?? (f.status === 'failed' ? 'failed' : 'ended'),
     at: new Date((wasAnswered ? answeredAt.getTime() : start.getTime()) + f.durationSeconds * 1000),

@@ -5,19 +5,18 @@ export const SIGNATURE_TOLERANCE_SECONDS = 300;
 
 export type SignatureCheck = 'valid' | 'missing' | 'malformed' | 'stale' | 'mismatch';
 
+/** A header of the right shape and a fresh `t`: what can be checked before the body is read. */
+export type SignatureClaim = { t: string; digests: Buffer[] };
+
 /**
- * Checks `ElevenLabs-Signature: t=<unix seconds>,v0=<hex HMAC-SHA256 of "t.<raw body>">` over the bytes received.
- * Not the SDK's `webhooks.constructEvent`: it compares digests with `!==` (not constant time), reads the wall
- * clock instead of ours, bounds only timestamps in the past (30 minutes), and older versions signed a
- * re-serialised parsed body rather than the raw bytes.
+ * Reads `ElevenLabs-Signature: t=<unix seconds>,v0=<hex HMAC-SHA256 of "t.<raw body>">` (one `v0` or several),
+ * without the body: its absence, shape and freshness (`t` within `toleranceSeconds` of our clock, either way).
  */
-export function verifySignature(
+export function readSignatureHeader(
   header: string | undefined,
-  rawBody: Buffer,
-  secret: string,
   now: Date,
   toleranceSeconds = SIGNATURE_TOLERANCE_SECONDS,
-): SignatureCheck {
+): SignatureClaim | Exclude<SignatureCheck, 'valid' | 'mismatch'> {
   if (!header) return 'missing';
   const parts = new Map<string, string[]>();
   for (const item of header.split(',')) {
@@ -30,9 +29,18 @@ export function verifySignature(
   const candidates = (parts.get('v0') ?? []).filter((v) => /^[0-9a-f]{64}$/i.test(v));
   if (!t || !/^\d{1,12}$/.test(t) || candidates.length === 0) return 'malformed';
   if (Math.abs(now.getTime() / 1000 - Number(t)) > toleranceSeconds) return 'stale';
-  const expected = createHmac('sha256', secret).update(`${t}.`).update(rawBody).digest();
-  const ok = candidates.some((v) => timingSafeEqual(Buffer.from(v, 'hex'), expected));
-  return ok ? 'valid' : 'mismatch';
+  return { t, digests: candidates.map((v) => Buffer.from(v, 'hex')) };
+}
+
+/**
+ * Whether one of the claimed digests is the HMAC of `t.<raw body>` over the bytes received, compared in constant
+ * time. Not the SDK's `webhooks.constructEvent`: it compares digests with `!==` (not constant time), reads the wall
+ * clock instead of ours, bounds only timestamps in the past (30 minutes), and older versions signed a
+ * re-serialised parsed body rather than the raw bytes.
+ */
+export function signatureMatches(claim: SignatureClaim, rawBody: Buffer, secret: string): boolean {
+  const expected = createHmac('sha256', secret).update(`${claim.t}.`).update(rawBody).digest();
+  return claim.digests.some((digest) => timingSafeEqual(digest, expected));
 }
 
 /** The header ElevenLabs would send for `rawBody` at `at` (the fake provider and tests). */
