@@ -12,6 +12,8 @@ import { loadServerSecret } from './server-secret.ts';
 import { KEPT_IN_DATA_DIR, openStorage } from './storage.ts';
 import { entriesUnder, notPrivate, underLoosestUmask } from './testing/file-modes.ts';
 
+/** DATABASE_URL needs a server secret (config.ts); this test never reads keys with it. */
+const SERVER_SECRET = 'storage-test-secret-0123456789abcdef0123';
 const tmp = () => fs.mkdtempSync(path.join(os.tmpdir(), 'vca-storage-'));
 
 /** What PostgreSQL writes while it runs: a new relation and its index, enough rows for new WAL segments. */
@@ -146,7 +148,7 @@ describe('the embedded data folder is private to the service’s user (issue 34)
     fs.chmodSync(shared, 0o1777);
     fs.writeFileSync(path.join(shared, 'someone-elses'), '', { mode: 0o644 });
     const storage = await openStorage(
-      loadConfig({ DATA_DIR: shared, DATABASE_URL: process.env.DATABASE_URL }),
+      loadConfig({ DATA_DIR: shared, DATABASE_URL: process.env.DATABASE_URL, SERVER_SECRET }),
     );
     await storage.close();
     assert.equal(fs.statSync(shared).mode & 0o7777, 0o1777);
@@ -154,7 +156,7 @@ describe('the embedded data folder is private to the service’s user (issue 34)
 
     const dataDir = path.join(tmp(), 'data');
     const again = await openStorage(
-      loadConfig({ DATA_DIR: dataDir, DATABASE_URL: process.env.DATABASE_URL }),
+      loadConfig({ DATA_DIR: dataDir, DATABASE_URL: process.env.DATABASE_URL, SERVER_SECRET }),
     );
     await again.close();
     assert.equal(fs.existsSync(dataDir), false, 'not made when nothing needs it');
