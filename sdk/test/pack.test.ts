@@ -260,55 +260,50 @@ describe('the packed SDK, installed into a fresh project', () => {
       }
     });
 
+    /** Every README snippet, as every file it runs as, on every Node: how each exited and what it printed. */
+    async function runSnippets(key: string) {
+      const results: { where: string; code: number; stdout: string; stderr: string }[] = [];
+      for (const runtime of runtimes()) {
+        for (const kind of ['commonjs', 'module'] as const) {
+          for (const file of Object.keys(SNIPPETS[kind])) {
+            const env = {
+              PATH: process.env.PATH,
+              VOICE_CALLS_API_KEY: key,
+              NODE_EXTRA_CA_CERTS: path.join(dir, 'server.pem'),
+            };
+            const result = await run(runtime.bin, [file], { cwd: projects[kind], env }).then(
+              (done) => ({ ...done, code: 0 }),
+              (error: { code: number; stdout: string; stderr: string }) => error,
+            );
+            results.push({ where: `${runtime.name}, ${kind} project, ${file}`, ...result });
+          }
+        }
+      }
+      assert.equal(results.length, runtimes().length * 4);
+      return results;
+    }
+
     it("runs the README's import and require snippets in both, as .js, .mjs and .cjs, on each Node", async () => {
       const c = await newCustomer(t, { name: 'Fresh project customer' });
-      for (const seed of [1, 2, 3]) await callFor(t, c.customerId, seed);
+      for (const seed of [5, 8, 9]) await callFor(t, c.customerId, seed); // inbound calls, as the seeds draw them
       const inbound = await t.request('GET', '/api/v1/calls?direction=inbound&limit=100', { key: c.key });
       assert.ok(inbound.body.data.length > 0, 'calls to list');
       const expected = [
         'Signed in as Fresh project customer',
         ...inbound.body.data.map((call: { id: string; status: string }) => `${call.id} ${call.status}`),
       ];
-      for (const runtime of runtimes()) {
-        for (const kind of ['commonjs', 'module'] as const) {
-          for (const file of Object.keys(SNIPPETS[kind])) {
-            const where = `${runtime.name}, ${kind} project, ${file}`;
-            const { stdout, stderr } = await run(runtime.bin, [file], {
-              cwd: projects[kind],
-              env: {
-                PATH: process.env.PATH,
-                VOICE_CALLS_API_KEY: c.key,
-                NODE_EXTRA_CA_CERTS: path.join(dir, 'server.pem'),
-              },
-            });
-            assert.deepEqual(stdout.trim().split('\n'), expected, where);
-            assert.equal(stderr, '', where);
-          }
-        }
+      for (const { where, code, stdout, stderr } of await runSnippets(c.key)) {
+        assert.equal(code, 0, `${where}: ${stderr}`);
+        assert.deepEqual(stdout.trim().split('\n'), expected, where);
+        assert.equal(stderr, '', where);
       }
     });
 
     it('catches a refused key as a ProblemError in both module systems (exit 1, the code on stderr)', async () => {
-      for (const runtime of runtimes()) {
-        for (const kind of ['commonjs', 'module'] as const) {
-          for (const file of Object.keys(SNIPPETS[kind])) {
-            const where = `${runtime.name}, ${kind} project, ${file}`;
-            const failed = await run(runtime.bin, [file], {
-              cwd: projects[kind],
-              env: {
-                PATH: process.env.PATH,
-                VOICE_CALLS_API_KEY: `svc_live_${'A'.repeat(36)}`,
-                NODE_EXTRA_CA_CERTS: path.join(dir, 'server.pem'),
-              },
-            }).then(
-              () => assert.fail(`${where} exited 0`),
-              (error: { code: number; stdout: string; stderr: string }) => error,
-            );
-            assert.equal(failed.code, 1, where);
-            assert.equal(failed.stdout, '', where);
-            assert.match(failed.stderr, /^auth\.invalid .+ [0-9a-f-]{36}\n$/, where);
-          }
-        }
+      for (const { where, code, stdout, stderr } of await runSnippets(`svc_live_${'A'.repeat(36)}`)) {
+        assert.equal(code, 1, where);
+        assert.equal(stdout, '', where);
+        assert.match(stderr, /^auth\.invalid .+ [0-9a-f-]{36}\n$/, where);
       }
     });
   });
