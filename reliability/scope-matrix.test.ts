@@ -78,6 +78,15 @@ const TABLE: Record<
       body: { assistant_id: w.assistantId, to_number: '+14155550199' },
     }),
   },
+  // Another customer's assistant is a failed check in the 200 (code resource.not_found, no from_number), not a 404.
+  'POST /api/v1/outbound-calls/dry-run': {
+    scope: 'outbound_calls',
+    ok: 200,
+    own: (w) => ({
+      path: '/api/v1/outbound-calls/dry-run',
+      body: { assistant_id: w.assistantId, to_number: '+14155550199' },
+    }),
+  },
   'POST /api/v1/webhook-subscriptions': {
     scope: 'manage_webhooks',
     ok: 201,

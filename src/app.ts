@@ -22,6 +22,7 @@ import { registerOpenApi } from './openapi/openapi.plugin.ts';
 import { registerOpenApiDocument, registerReferencePage } from './openapi/openapi.routes.ts';
 import type { Metrics } from './ops/metrics.ts';
 import { type ReadinessProbe, registerOpsRoutes } from './ops/ops.routes.ts';
+import { dryRunAlias } from './outbound/dry-run-alias.ts';
 import type { RateLimiter } from './rate-limit/interface.ts';
 import { registerApiRoutes } from './routes.ts';
 import type { Services } from './services.ts';
@@ -62,6 +63,8 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
     // A path segment of any length Node's parser lets through (the whole request head is capped at
     // http.maxHeaderSize) reaches the guard like any other: the key is checked before the id is read.
     routerOptions: { ignoreTrailingSlash: true, maxParamLength: maxHeaderSize },
+    // `POST /outbound-calls?dry_run=true` is the earlier form of `POST /outbound-calls/dry-run`: routed there.
+    rewriteUrl: (req) => dryRunAlias(req.method, req.url ?? '/'),
     // While stopping, the guard answers 503 as a problem (Fastify's own is bare JSON without a request id).
     return503OnClosing: false,
     frameworkErrors: onFrameworkError,

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { type ChildProcess, execFile, spawn } from 'node:child_process';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
@@ -190,6 +190,10 @@ describe('code blocks of the docs', () => {
     );
     assert.throws(() => parseBlocks('x.md', '<!-- doc-block: not-run -->\n```sh\nls\n```\n'), /needs reason/);
     assert.throws(
+      () => parseBlocks('x.md', '<!-- doc-block: test -->\n```js\nf()\n```\n'),
+      /test needs name/,
+    );
+    assert.throws(
       () => parseBlocks('x.md', '<!-- doc-block: run -->\nText\n```sh\nls\n```\n'),
       /right before/,
     );
@@ -202,6 +206,22 @@ describe('code blocks of the docs', () => {
       parseBlocks('x.md', '- Item:\n\n  <!-- doc-block: not-run: needs Go -->\n  ```go\n  go run .\n  ```\n'),
       [{ file: 'x.md', line: 4, lang: 'go', code: 'go run .\n', kind: 'not-run', detail: 'needs Go' }],
     );
+  });
+
+  it('every block of class test is run by a test that looks it up by its name', () => {
+    const named = blocks.filter((b) => b.kind === 'test');
+    assert.ok(named.length >= 3, `found ${named.length} test blocks`);
+    const sources = ['src', 'sdk/test'].flatMap((folder) =>
+      readdirSync(path.join(REPO_ROOT, folder), { recursive: true, encoding: 'utf8' })
+        .filter((f) => f.endsWith('.test.ts'))
+        .map((f) => readFileSync(path.join(REPO_ROOT, folder, f), 'utf8')),
+    );
+    for (const block of named) {
+      assert.ok(
+        sources.some((s) => s.includes('docBlockNamed(') && s.includes(`'${block.detail}'`)),
+        `${describeBlock(block)}: no test looks up '${block.detail}' with docBlockNamed`,
+      );
+    }
   });
 
   it('every synopsis names real CLI commands and options (checked against the CLI help)', async () => {

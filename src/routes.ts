@@ -2,7 +2,7 @@ import type { FastifyInstance } from 'fastify';
 import { registerListAssistants } from './assistants/assistants.routes.ts';
 import { registerGetCall, registerListCalls } from './calls/calls.routes.ts';
 import { registerWhoami } from './keys/whoami.routes.ts';
-import { registerCreateOutboundCall } from './outbound/outbound.routes.ts';
+import { registerCreateOutboundCall, registerDryRunOutboundCall } from './outbound/outbound.routes.ts';
 import type { Services } from './services.ts';
 import { registerTranscriptRoutes } from './transcripts/transcripts.routes.ts';
 import { registerSubscriptionRoutes } from './webhooks/subscriptions.routes.ts';
@@ -18,9 +18,10 @@ export function registerApiRoutes(api: FastifyInstance, services: Services): voi
   registerListCalls(api, services.calls);
   registerGetCall(api, services.calls);
 
-  // Outbound calls and transcripts: POST /outbound-calls (+ dry run),
+  // Outbound calls and transcripts: POST /outbound-calls, POST /outbound-calls/dry-run,
   // GET /calls/{id}/transcript, GET /outbound-calls/{id}/transcript
   registerCreateOutboundCall(api, services.outbound);
+  registerDryRunOutboundCall(api, services.outbound);
   registerTranscriptRoutes(api, services.transcripts);
 
   // Webhooks: subscriptions, verification probe, secret rotation

@@ -209,9 +209,9 @@ export class VoiceCallsClient {
      */
     create: (body: CreateOutboundCall, options: { idempotencyKey?: string } = {}): Promise<OutboundCall> =>
       this.#data('POST', '/outbound-calls', { body, ...options }),
-    /** Every check a placement makes, with nothing placed or reserved. */
+    /** Every check a placement makes, with nothing placed or reserved (`POST /outbound-calls/dry-run`). */
     dryRun: (body: CreateOutboundCall): Promise<OutboundDryRun> =>
-      this.#data('POST', '/outbound-calls', { body, query: { dry_run: 'true' }, idempotent: true }),
+      this.#data('POST', '/outbound-calls/dry-run', { body, idempotent: true }),
     transcript: (id: string): Promise<Transcript | TranscriptPending> =>
       this.#data('GET', `/outbound-calls/${encodeURIComponent(id)}/transcript`),
   };

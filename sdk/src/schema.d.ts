@@ -102,11 +102,33 @@ export interface paths {
     put?: never;
     /**
      * Place an outbound call
-     * @description Checks the assistant, the number (type and the key's country allowlist) and the key's daily spend cap, each held to the outbound limits the operator set for the key's customer (a dry run's checks name the bound that refused), then asks the voice provider to place the call: 201 with the queued call; lifecycle webhooks follow. Send an `Idempotency-Key` (1–255 printable ASCII characters) to make retries safe: the same key and body within 24 h answer with the first response (`Idempotent-Replayed: true`); the same key with another body is 409. With `?dry_run=true`: 200 with every check, nothing placed or reserved.
+     * @description Checks the assistant, the number (type and the key's country allowlist) and the key's daily spend cap, each held to the outbound limits the operator set for the key's customer, then asks the voice provider to place the call: 201 with the queued call; lifecycle webhooks follow. Send an `Idempotency-Key` (1–255 printable ASCII characters) to make retries safe: the same key and body within 24 h answer with the first response (`Idempotent-Replayed: true`); the same key with another body is 409. To see every check without placing anything: `POST /outbound-calls/dry-run` (its earlier form, `?dry_run=true` here, is answered by that operation).
      *
      *     Scope: `outbound_calls`.
      */
     post: operations['createOutboundCall'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/outbound-calls/dry-run': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /**
+     * Check an outbound call without placing it
+     * @description The same body and scope as `POST /outbound-calls`: every check a placement makes (assistant, number type, the key's country allowlist, its daily spend cap), each with its outcome and, when it refuses, the code a placement would answer and the bound that refused (the key's own, or the outbound limits the operator set for its customer). Nothing is placed or reserved; a failed check is `allowed: false`, not an error. Also reached as `POST /outbound-calls?dry_run=true`, its earlier form, kept for v1.
+     *
+     *     Scope: `outbound_calls`.
+     */
+    post: operations['dryRunOutboundCall'];
     delete?: never;
     options?: never;
     head?: never;
@@ -1676,8 +1698,8 @@ export interface operations {
   createOutboundCall: {
     parameters: {
       query?: {
-        /** @description Check everything, place nothing. */
-        dry_run?: 'true' | 'false';
+        /** @description The earlier form of `POST /outbound-calls/dry-run`, kept for v1 clients: `dry_run=true` is answered by that operation (`200`, `OutboundDryRun`, nothing placed), not by this one; `false` is the same as leaving it out. */
+        dry_run?: string | 'false' | null;
       };
       header?: {
         /**
@@ -1718,19 +1740,6 @@ export interface operations {
       };
     };
     responses: {
-      /** @description Dry run (`dry_run=true`): what a placement would answer. */
-      200: {
-        headers: {
-          'X-Request-Id': components['headers']['X-Request-Id'];
-          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
-          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
-          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['OutboundDryRun'];
-        };
-      };
       /** @description The call is queued (or the replay of an earlier 201). */
       201: {
         headers: {
@@ -1960,6 +1969,186 @@ export interface operations {
           'application/problem+json': components['schemas']['Problem'] & {
             /** @enum {string} */
             code: 'carrier.busy';
+          };
+        };
+      };
+    };
+  };
+  dryRunOutboundCall: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        'application/json': {
+          /**
+           * Format: uuid
+           * @description The assistant that places the call (active, with a number).
+           */
+          assistant_id: string;
+          /**
+           * @description E.164 destination, in a country of the key's allowlist (a number of no country, such as +882…, only where the allowlist names its code).
+           * @example +14155550123
+           */
+          to_number: string;
+          /** @description https:// URL for call.queued, call.ringing, call.answered and call.ended notifications. */
+          callback_url?: string | null;
+          /** @description Free-form flat key/value data kept with the call. */
+          metadata?: {
+            [key: string]: (string | number | boolean) | null;
+          } | null;
+          /** @description Your own reference, echoed on the call and in call.insight.received. */
+          external_id?: string | null;
+          /** @description Dynamic variables for the assistant's script; echoed with external_id. */
+          variables?: {
+            [key: string]: string | number | boolean;
+          } | null;
+        };
+      };
+    };
+    responses: {
+      /** @description What a placement would answer, check by check. */
+      200: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
+          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
+          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['OutboundDryRun'];
+        };
+      };
+      /** @description Problem: `input.malformed`. */
+      400: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
+          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
+          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'] & {
+            /** @enum {string} */
+            code: 'input.malformed';
+          };
+        };
+      };
+      /** @description Problem: `auth.missing`, `auth.invalid`, `auth.revoked`, `auth.expired`. */
+      401: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
+          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
+          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'] & {
+            /** @enum {string} */
+            code: 'auth.missing' | 'auth.invalid' | 'auth.revoked' | 'auth.expired';
+          };
+        };
+      };
+      /** @description Problem: `transport.insecure`, `perm.denied`. */
+      403: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
+          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
+          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'] & {
+            /** @enum {string} */
+            code: 'transport.insecure' | 'perm.denied';
+          };
+        };
+      };
+      /** @description Problem: `input.too_large`. */
+      413: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
+          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
+          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'] & {
+            /** @enum {string} */
+            code: 'input.too_large';
+          };
+        };
+      };
+      /** @description Problem: `input.unsupported_media_type`. */
+      415: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
+          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
+          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'] & {
+            /** @enum {string} */
+            code: 'input.unsupported_media_type';
+          };
+        };
+      };
+      /** @description Problem: `input.invalid`. */
+      422: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
+          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
+          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'] & {
+            /** @enum {string} */
+            code: 'input.invalid';
+          };
+        };
+      };
+      /** @description Problem: `auth.throttled`, `rate.exceeded`, `rate.exceeded_key`. */
+      429: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
+          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
+          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
+          'Retry-After': components['headers']['Retry-After'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'] & {
+            /** @enum {string} */
+            code: 'auth.throttled' | 'rate.exceeded' | 'rate.exceeded_key';
+          };
+        };
+      };
+      /** @description Problem: `internal.error`. */
+      500: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
+          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
+          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'] & {
+            /** @enum {string} */
+            code: 'internal.error';
           };
         };
       };

@@ -139,6 +139,27 @@ describe('SDK client against the real server', () => {
     assert.deepEqual(slept, [375]);
   });
 
+  it('dry-runs a placement on POST /outbound-calls/dry-run: every check, nothing placed', async () => {
+    const c = await newCaller(t);
+    const placements = await t.services.simulator.placementCount();
+    const sdk = client(c.key);
+    const allowed = await sdk.outboundCalls.dryRun({ assistant_id: c.assistant.id, to_number: ANSWERS });
+    assert.equal(allowed.allowed, true);
+    const refused = await sdk.outboundCalls.dryRun({
+      assistant_id: c.assistant.id,
+      to_number: '+442071838750',
+    });
+    assert.deepEqual(
+      refused.checks.filter((x) => !x.passed).map((x) => x.code),
+      ['outbound.country_not_allowed'],
+    );
+    assert.deepEqual(
+      requests.map((r) => `${r.method} ${new URL(r.url).pathname}${new URL(r.url).search} ${r.status}`),
+      Array(2).fill('POST /api/v1/outbound-calls/dry-run 200'),
+    );
+    assert.equal(await t.services.simulator.placementCount(), placements);
+  });
+
   it('never retries a POST /outbound-calls without an Idempotency-Key', async () => {
     const c = await newCaller(t);
     t.services.simulator.configure({ fault: 'unavailable' });

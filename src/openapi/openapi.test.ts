@@ -100,6 +100,28 @@ describe('OpenAPI document', () => {
     }
   });
 
+  it('gives each operation one success shape (a generated client reads it without narrowing), but the spec’s 202s', () => {
+    /** Operations whose 2XX responses document more than one body. */
+    const withSeveralShapes = (document: Json) =>
+      operationsOf(document)
+        .filter(({ op }) => {
+          const success = Object.entries(isObject(op.responses) ? op.responses : {}).filter(([status]) =>
+            status.startsWith('2'),
+          );
+          return new Set(success.map(([, r]) => JSON.stringify(isObject(r) ? r.content : null))).size > 1;
+        })
+        .map(({ op }) => op.operationId);
+    // The spec's own 202s: a transcript still settling (3.2) and the verification probe (4.8, only with ?challenge=).
+    const spec = ['getCallTranscript', 'getOutboundCallTranscript', 'createWebhookSubscription'];
+    assert.deepEqual(withSeveralShapes(doc), spec);
+    const planted = structuredClone(doc);
+    const place = operationsOf(planted).find(({ op }) => op.operationId === 'createOutboundCall')?.op;
+    const dryRun = operationsOf(planted).find(({ op }) => op.operationId === 'dryRunOutboundCall')?.op;
+    assert.ok(isObject(place?.responses) && isObject(dryRun?.responses));
+    place.responses['200'] = dryRun.responses['200'];
+    assert.deepEqual(withSeveralShapes(planted), ['createOutboundCall', ...spec]);
+  });
+
   it('states each route’s scope as x-required-scope, as the guard enforces it, and the key as its security', () => {
     const find = (method: string, path: string) =>
       operationsOf(doc).find((o) => o.method === method && o.path === path)?.op ?? {};

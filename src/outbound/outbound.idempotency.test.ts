@@ -1,6 +1,13 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { ANSWERS, type Caller, newCaller, placeCall, providerGate } from '../testing/outbound.fixtures.ts';
+import {
+  ANSWERS,
+  type Caller,
+  dryRunCall,
+  newCaller,
+  placeCall,
+  providerGate,
+} from '../testing/outbound.fixtures.ts';
 import { startTestApp, type TestApp } from '../testing/test-app.ts';
 import { IDEMPOTENCY_RETENTION_MS, IN_FLIGHT_STALE_MS, requestHash } from './idempotency.ts';
 
@@ -222,7 +229,7 @@ describe('POST /outbound-calls with Idempotency-Key', () => {
     assert.deepEqual(bad.body.issues[0].path, ['header', 'idempotency-key']);
     const long = await placeCall(t, c, body, { idempotencyKey: 'k'.repeat(256) });
     assert.equal(long.status, 422);
-    const dry = await placeCall(t, c, body, { idempotencyKey: 'dry', query: '?dry_run=true' });
+    const dry = await dryRunCall(t, c, body, { idempotencyKey: 'dry' });
     assert.equal(dry.status, 200);
     const real = await placeCall(t, c, body, { idempotencyKey: 'dry' });
     assert.equal(real.status, 201);

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { AppError } from '../errors/app-error.ts';
-import { ANSWERS, type Caller, newCaller, placeCall } from '../testing/outbound.fixtures.ts';
+import { ANSWERS, type Caller, dryRunCall, newCaller, placeCall } from '../testing/outbound.fixtures.ts';
 import { startTestApp, type TestApp } from '../testing/test-app.ts';
 
 const GB = '+442071838750';
@@ -21,7 +21,7 @@ const IN_882 = '+8823451234567';
 
 type CheckBody = { name: string; passed: boolean; code: string | null; bound: string | null; detail: string };
 const dryRun = async (t: TestApp, c: Caller, to: string) => {
-  const res = await placeCall(t, c, { to_number: to }, { query: '?dry_run=true' });
+  const res = await dryRunCall(t, c, { to_number: to });
   assert.equal(res.status, 200, res.text);
   const checks = res.body.checks as CheckBody[];
   return { ...res.body, byName: (name: string) => checks.find((x) => x.name === name) };

@@ -77,9 +77,18 @@ export const outboundCallBody = z.strictObject({
 });
 export type OutboundCallBody = z.output<typeof outboundCallBody>;
 
+/**
+ * `dry_run=true` never reaches placement: it is routed to `POST /outbound-calls/dry-run` first (dry-run-alias.ts),
+ * so this operation documents and takes only `false`, the same as no parameter; a `true` that ever got here would
+ * be refused, not placed.
+ */
 export const outboundCallQuery = z.strictObject({
-  dry_run: optional(z.enum(['true', 'false'], 'Must be true or false.'))
-    .transform((v) => v === 'true')
-    .meta({ type: 'string', enum: ['true', 'false'], description: 'Check everything, place nothing.' }),
+  dry_run: optional(z.literal('false', 'Must be true or false.')).meta({
+    type: 'string',
+    deprecated: true,
+    description:
+      'The earlier form of `POST /outbound-calls/dry-run`, kept for v1 clients: `dry_run=true` is answered by ' +
+      'that operation (`200`, `OutboundDryRun`, nothing placed), not by this one; `false` is the same as leaving ' +
+      'it out.',
+  }),
 });
-export type OutboundCallQuery = z.output<typeof outboundCallQuery>;

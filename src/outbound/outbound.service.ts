@@ -110,7 +110,7 @@ export function createOutboundService(deps: {
   }
 
   return {
-    /** POST /outbound-calls?dry_run=true: every check, nothing reserved, nobody called. */
+    /** POST /outbound-calls/dry-run: every check, nothing reserved, nobody called. */
     async dryRun(p: Principal, body: OutboundCallBody) {
       checkCallbackUrl(body);
       return dryRun(deps, p, body);

@@ -1,6 +1,14 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { ANSWERS, advance, BUSY, newCaller, placeCall, providerGate } from '../testing/outbound.fixtures.ts';
+import {
+  ANSWERS,
+  advance,
+  BUSY,
+  dryRunCall,
+  newCaller,
+  placeCall,
+  providerGate,
+} from '../testing/outbound.fixtures.ts';
 import { startTestApp, type TestApp } from '../testing/test-app.ts';
 
 describe('daily spend cap and allowlist', () => {
@@ -76,7 +84,7 @@ describe('daily spend cap and allowlist', () => {
     const c = await newCaller(t, { cap: '2.00' });
     await placeCall(t, c);
     const placements = await t.services.simulator.placementCount();
-    const ok = await placeCall(t, c, {}, { query: '?dry_run=true' });
+    const ok = await dryRunCall(t, c);
     assert.equal(ok.status, 200, ok.text);
     assert.deepEqual(ok.body, {
       allowed: true,
@@ -98,10 +106,10 @@ describe('daily spend cap and allowlist', () => {
         resets_at: '2026-05-06T00:00:00.000Z',
       },
     });
-    const again = await placeCall(t, c, {}, { query: '?dry_run=true' });
+    const again = await dryRunCall(t, c);
     assert.equal(again.body.spend.used_today_usd, '0.9000', 'a dry run reserves nothing');
     await placeCall(t, c);
-    const no = await placeCall(t, c, { to_number: '+442071838750' }, { query: '?dry_run=true' });
+    const no = await dryRunCall(t, c, { to_number: '+442071838750' });
     assert.equal(no.status, 200);
     assert.equal(no.body.allowed, false);
     assert.deepEqual(
@@ -116,12 +124,7 @@ describe('daily spend cap and allowlist', () => {
       'only the real placement reached the provider',
     );
     const other = await newCaller(t);
-    const theirs = await placeCall(
-      t,
-      { key: c.key, assistant: other.assistant },
-      {},
-      { query: '?dry_run=true' },
-    );
+    const theirs = await dryRunCall(t, { key: c.key, assistant: other.assistant });
     assert.equal(theirs.body.checks[0].code, 'resource.not_found');
     assert.equal(theirs.body.from_number, null);
   });

@@ -1,13 +1,14 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { ANSWERS, type Caller, newAssistant, newCaller, placeCall } from '../testing/outbound.fixtures.ts';
+import {
+  ANSWERS,
+  assertProblem,
+  type Caller,
+  newAssistant,
+  newCaller,
+  placeCall,
+} from '../testing/outbound.fixtures.ts';
 import { newCustomer, startTestApp, type TestApp, type TestResponse } from '../testing/test-app.ts';
-
-function assertProblem(res: TestResponse, status: number, code: string): void {
-  assert.equal(res.status, status, res.text);
-  assert.equal(res.body.code, code, res.text);
-  assert.equal(res.headers['content-type'], 'application/problem+json; charset=utf-8');
-}
 
 const issuePaths = (res: TestResponse): string[] =>
   (res.body.issues as { path: string[] }[]).map((i) => i.path.join('.'));

@@ -38,7 +38,7 @@ export type OutboundCallView = z.output<typeof outboundCallSchema>;
 
 const usd = z.string().meta({ description: 'US dollars as a decimal string.', examples: ['100.00'] });
 
-/** POST /outbound-calls?dry_run=true 200: every check a placement makes, none of its effects. */
+/** POST /outbound-calls/dry-run 200: every check a placement makes, none of its effects. */
 export const dryRunSchema = z
   .object({
     allowed: z.boolean().meta({ description: 'True when a real placement would pass every check.' }),

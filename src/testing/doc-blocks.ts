@@ -17,6 +17,8 @@ import { fileURLToPath } from 'node:url';
  *   <!-- doc-block: output -->              what a command or request prints
  *   <!-- doc-block: diagram -->             a picture or a file tree, not code
  *   <!-- doc-block: not-run: <reason> -->   cannot run in the unit suite, and why
+ *   <!-- doc-block: test <name> -->         run by the test that looks it up by this name (docBlockNamed), where
+ *                                           the docs test cannot: a fresh project with the packed SDK installed
  */
 export const BLOCK_CLASSES = [
   'run',
@@ -28,6 +30,7 @@ export const BLOCK_CLASSES = [
   'output',
   'diagram',
   'not-run',
+  'test',
 ] as const;
 export type BlockClass = (typeof BLOCK_CLASSES)[number];
 
@@ -40,7 +43,7 @@ export type DocBlock = {
   lang: string;
   code: string;
   kind: BlockClass;
-  /** The function name (`function`) or the reason (`not-run`). */
+  /** The function name (`function`), the reason (`not-run`) or the name a test finds it by (`test`). */
   detail: string;
 };
 
@@ -62,10 +65,10 @@ function classOf(comment: string, where: string): { kind: BlockClass; detail: st
   const [, name = '', detail = ''] = CLASS_RE.exec(comment) ?? [];
   const kind = BLOCK_CLASSES.find((c) => c === name);
   if (!kind) throw new Error(`${where}: unknown class "${name}" (one of ${BLOCK_CLASSES.join(', ')})`);
-  const needsDetail = kind === 'not-run' || kind === 'function';
+  const needsDetail = kind === 'not-run' || kind === 'function' || kind === 'test';
   if (needsDetail !== (detail !== '')) {
     throw new Error(
-      `${where}: ${kind} ${needsDetail ? 'needs' : 'takes no'} ${kind === 'function' ? 'name' : 'reason'}`,
+      `${where}: ${kind} ${needsDetail ? 'needs' : 'takes no'} ${kind === 'not-run' ? 'reason' : 'name'}`,
     );
   }
   return { kind, detail };
@@ -117,6 +120,24 @@ export function parseBlocks(file: string, markdown: string): DocBlock[] {
 /** Every block of every document, in reading order. */
 export const allDocBlocks = (): DocBlock[] =>
   docFiles().flatMap((file) => parseBlocks(file, readFileSync(path.join(REPO_ROOT, file), 'utf8')));
+
+/** The one block of class `test <name>` in the docs; throws when there is none or more than one. */
+export function docBlockNamed(name: string): DocBlock {
+  const found = allDocBlocks().filter((b) => b.kind === 'test' && b.detail === name);
+  const [block] = found;
+  if (!block || found.length > 1) throw new Error(`${found.length} doc blocks named "${name}", not one`);
+  return block;
+}
+
+/** A block's code with each placeholder replaced by its value; throws for a placeholder the block lacks. */
+export function fillBlock(block: DocBlock, values: Record<string, string>): string {
+  let code = block.code;
+  for (const [placeholder, value] of Object.entries(values)) {
+    if (!code.includes(placeholder)) throw new Error(`${block.file}:${block.line} has no ${placeholder}`);
+    code = code.replaceAll(placeholder, value);
+  }
+  return code;
+}
 
 export const describeBlock = (b: DocBlock): string => `${b.file}:${b.line} (${b.lang || 'no language'})`;
 

@@ -1,3 +1,4 @@
+import assert from 'node:assert/strict';
 import type { OutboundLimitsChange } from '../customers/customers.service.ts';
 import type { AssistantRow } from '../db/tables/assistants.table.ts';
 import { GRANTABLE_SCOPES } from '../keys/scopes.ts';
@@ -53,6 +54,12 @@ export function newAssistant(
   });
 }
 
+export function assertProblem(res: TestResponse, status: number, code: string): void {
+  assert.equal(res.status, status, res.text);
+  assert.equal(res.body.code, code, res.text);
+  assert.equal(res.headers['content-type'], 'application/problem+json; charset=utf-8');
+}
+
 export function placeCall(
   t: TestApp,
   c: Pick<Caller, 'key' | 'assistant'>,
@@ -60,6 +67,20 @@ export function placeCall(
   o: { idempotencyKey?: string; query?: string } = {},
 ): Promise<TestResponse> {
   return t.request('POST', `/api/v1/outbound-calls${o.query ?? ''}`, {
+    key: c.key,
+    body: { assistant_id: c.assistant.id, to_number: ANSWERS, ...body },
+    ...(o.idempotencyKey ? { headers: { 'idempotency-key': o.idempotencyKey } } : {}),
+  });
+}
+
+/** POST /outbound-calls/dry-run with placeCall's body: every check, nothing placed. */
+export function dryRunCall(
+  t: TestApp,
+  c: Pick<Caller, 'key' | 'assistant'>,
+  body: Record<string, unknown> = {},
+  o: { idempotencyKey?: string } = {},
+): Promise<TestResponse> {
+  return t.request('POST', '/api/v1/outbound-calls/dry-run', {
     key: c.key,
     body: { assistant_id: c.assistant.id, to_number: ANSWERS, ...body },
     ...(o.idempotencyKey ? { headers: { 'idempotency-key': o.idempotencyKey } } : {}),

@@ -4,7 +4,7 @@ import { after, before, describe, it } from 'node:test';
 import { generate } from 'selfsigned';
 import type { LookupAll } from '../delivery/ssrf-guard.ts';
 import { type DashboardClient, signedIn } from '../testing/dashboard.fixtures.ts';
-import { type Caller, newCaller, placeCall } from '../testing/outbound.fixtures.ts';
+import { type Caller, dryRunCall, newCaller, placeCall } from '../testing/outbound.fixtures.ts';
 import { type Receiver, startReceiver } from '../testing/receiver.ts';
 import {
   newCustomer,
@@ -98,18 +98,14 @@ describe('target checks at registration, under the production defaults', () => {
   for (const [url, hint] of REFUSED) {
     it(`POST /outbound-calls refuses callback_url ${url}, placed or dry run, before the provider`, async () => {
       assertRefused(await placeCall(t, c, { callback_url: url }), ['body', 'callback_url'], hint);
-      assertRefused(
-        await placeCall(t, c, { callback_url: url }, { query: '?dry_run=true' }),
-        ['body', 'callback_url'],
-        hint,
-      );
+      assertRefused(await dryRunCall(t, c, { callback_url: url }), ['body', 'callback_url'], hint);
       assert.equal(await t.services.simulator.placementCount(), placementsBefore);
     });
   }
 
   it('POST /outbound-calls accepts public callback targets', async () => {
     for (const url of ALLOWED) {
-      const dry = await placeCall(t, c, { callback_url: url }, { query: '?dry_run=true' });
+      const dry = await dryRunCall(t, c, { callback_url: url });
       assert.equal(dry.status, 200, `${url}: ${dry.text}`);
       const placed = await placeCall(t, c, { callback_url: url });
       assert.equal(placed.status, 201, `${url}: ${placed.text}`);
