@@ -276,9 +276,13 @@ describe('dashboard webhooks', () => {
     }
     assert.match(page.text, /1 of 2 attempts in the last 24 hours got a 2xx answer \(50%\)/);
     assert.match(page.text, /1 of 2 attempts in the last 7 days got a 2xx answer \(50%\)/);
-    // The data table under the 24-hour success chart: this hour at 50 %, hours without attempts empty.
+    // The data table under the 24-hour success chart: this hour at 50 % success and 50 % failed, hours
+    // without attempts empty.
     const hour = `${t.clock.now().toISOString().slice(11, 13)}h`;
-    assert.match(page.text, new RegExp(`<tr><th scope="row">${hour}</th><td class="num">50%</td></tr>`));
+    assert.match(
+      page.text,
+      new RegExp(`<tr><th scope="row">${hour}</th><td class="num">50%</td><td class="num">50%</td></tr>`),
+    );
     assert.match(page.text, /<td class="num">—<\/td>/);
   });
 
