@@ -296,7 +296,7 @@ describe('dashboard webhooks', () => {
       t.clock.advance(1000);
     }
     await worker.drain();
-    const attemptsOn = (text: string) => [...text.matchAll(/\/attempts\/(\d+)"/g)].map((m) => m[1]);
+    const attemptsOn = (text: string) => [...text.matchAll(/\/attempts\/(\d+)"/g)].map((m) => m[1] ?? '');
     const olderLink = (text: string) =>
       /rel="next" href="([^"]+)"/.exec(text)?.[1]?.replaceAll('&amp;', '&') ?? null;
 
