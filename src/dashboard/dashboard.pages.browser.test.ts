@@ -46,6 +46,7 @@ describe('dashboard pages at 1280 and 390 px', { skip: browserSkip }, () => {
   let subscriptionId = '';
   let idleKeyId = '';
   let frenchCallId = '';
+  let attemptId = '';
   const email = `pages-${Date.now()}@example.com`;
 
   const go = (path: string) => page.goto(t.url + path);
@@ -92,6 +93,12 @@ describe('dashboard pages at 1280 and 390 px', { skip: browserSkip }, () => {
     for (let i = 0; i < FAILED_ATTEMPTS; i++) await emitEvent(t, customerId, frenchCallId);
     await worker.drain();
     t.clock.advance(HOUR);
+    const attempt = await t.db
+      .selectFrom('webhook_attempts')
+      .select('id')
+      .where('subscription_id', '=', subscriptionId)
+      .executeTakeFirstOrThrow();
+    attemptId = String(attempt.id);
 
     browser = await launchBrowser();
     context = await browser.newContext({ ignoreHTTPSErrors: true, viewport: WIDE });
@@ -231,14 +238,9 @@ describe('dashboard pages at 1280 and 390 px', { skip: browserSkip }, () => {
   });
 
   it('breadcrumbs end with the page they lead to, not a "/"', async () => {
-    const attempt = await t.db
-      .selectFrom('webhook_attempts')
-      .select('id')
-      .where('subscription_id', '=', subscriptionId)
-      .executeTakeFirstOrThrow();
     for (const [name, size] of WIDTHS) {
       await page.setViewportSize(size);
-      await go(`/dashboard/webhooks/${subscriptionId}/attempts/${attempt.id}`);
+      await go(`/dashboard/webhooks/${subscriptionId}/attempts/${attemptId}`);
       await page.locator('.crumbs').screenshot({ path: shotPath(`breadcrumbs-${name}`) });
     }
     await page.setViewportSize(WIDE);
@@ -249,7 +251,7 @@ describe('dashboard pages at 1280 and 390 px', { skip: browserSkip }, () => {
       '/dashboard/webhooks/new',
       `/dashboard/webhooks/${subscriptionId}`,
       `/dashboard/webhooks/${subscriptionId}/delete`,
-      `/dashboard/webhooks/${subscriptionId}/attempts/${attempt.id}`,
+      `/dashboard/webhooks/${subscriptionId}/attempts/${attemptId}`,
       `/dashboard/calls/${frenchCallId}`,
     ]) {
       await go(path);
@@ -281,11 +283,6 @@ describe('dashboard pages at 1280 and 390 px', { skip: browserSkip }, () => {
   });
 
   it('every page passes an axe audit (WCAG 2.1 A and AA) at 1280 and 390 px', async () => {
-    const attempt = await t.db
-      .selectFrom('webhook_attempts')
-      .select('id')
-      .where('subscription_id', '=', subscriptionId)
-      .executeTakeFirstOrThrow();
     const submitWithoutBrowserChecks = async (button: string) => {
       await page
         .locator('form.card')
@@ -330,7 +327,7 @@ describe('dashboard pages at 1280 and 390 px', { skip: browserSkip }, () => {
       ],
       ['webhook', () => go(`/dashboard/webhooks/${subscriptionId}`)],
       ['webhook-failed', () => go(`/dashboard/webhooks/${subscriptionId}?outcome=failed`)],
-      ['webhook-attempt', () => go(`/dashboard/webhooks/${subscriptionId}/attempts/${attempt.id}`)],
+      ['webhook-attempt', () => go(`/dashboard/webhooks/${subscriptionId}/attempts/${attemptId}`)],
       ['webhook-delete', () => go(`/dashboard/webhooks/${subscriptionId}/delete`)],
       ['calls', () => go('/dashboard/calls')],
       ['calls-errors', () => go('/dashboard/calls?from=yesterday')],
