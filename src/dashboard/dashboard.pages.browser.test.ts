@@ -112,6 +112,8 @@ describe('dashboard pages at 1280 and 390 px', { skip: browserSkip }, () => {
   });
 
   after(async () => {
+    // Its failed deliveries wait for a retry in the shared test database: no other test's worker may claim them.
+    if (subscriptionId) await t.services.subscriptions.unsubscribe(customerId, subscriptionId);
     await browser?.close();
     await closeWorker?.();
     await receiver?.close();
