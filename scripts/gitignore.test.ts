@@ -14,7 +14,13 @@ const ignored = (file: string): boolean => {
 
 /** Every `--keys-file <path>` the README and the docs tell operators to run, as a path from the repository root. */
 function keysFilesTheDocsWrite(): string[] {
-  const docs = ['README.md', ...fs.readdirSync(path.join(ROOT, 'docs')).map((f) => path.join('docs', f))];
+  const docs = [
+    'README.md',
+    ...fs
+      .readdirSync(path.join(ROOT, 'docs'))
+      .filter((f) => f.endsWith('.md'))
+      .map((f) => path.join('docs', f)),
+  ];
   const files = docs.flatMap((doc) =>
     [...fs.readFileSync(path.join(ROOT, doc), 'utf8').matchAll(/--keys-file\s+([^\s`|)]+)/g)].map(
       (m) => m[1] ?? '',

@@ -51,20 +51,34 @@ const ATTEMPT_COLUMNS = [
   'e.type as event_type',
 ] as const;
 
-/** One endpoint's delivery log, newest attempt first; `failedOnly` keeps the attempts that failed. */
+/** Where a page of the delivery log starts: after a keyset position (a cursor), or after skipping rows (`page`). */
+export type LogPageStart = { after: { atIso: string; id: string } } | { offset: number };
+
+/**
+ * One page of an endpoint's delivery log, newest attempt first (`attempted_at desc, id desc`, on
+ * webhook_attempts_subscription_time_idx); `failedOnly` keeps the attempts that failed. Callers ask for one
+ * row more than they show, to learn whether another page follows.
+ */
 export async function deliveryLog(
   db: Database,
   customerId: string,
   subscriptionId: string,
-  o: { failedOnly: boolean; limit: number },
+  o: { failedOnly: boolean; start: LogPageStart; limit: number },
 ) {
   let q = endpointAttempts(db, customerId, subscriptionId).select([
     ...ATTEMPT_COLUMNS,
     // Dashboard test events carry `"test": true` in their data (webhooks/test-event.ts).
     sql<boolean>`coalesce(e.data->>'test' = 'true', false)`.as('is_test'),
+    sql<string>`(extract(epoch from a.attempted_at) * 1000000)::bigint::text`.as('position_micros'),
   ]);
   if (o.failedOnly) q = q.where(attemptFailed);
-  return q.orderBy('a.attempted_at', 'desc').orderBy('a.id', 'desc').limit(o.limit).execute();
+  if ('after' in o.start) {
+    q = q.where(
+      sql<boolean>`(a.attempted_at, a.id) < (${o.start.after.atIso}::timestamptz, ${o.start.after.id}::bigint)`,
+    );
+  }
+  q = q.orderBy('a.attempted_at', 'desc').orderBy('a.id', 'desc').limit(o.limit);
+  return ('offset' in o.start && o.start.offset > 0 ? q.offset(o.start.offset) : q).execute();
 }
 
 export type DeliveryLogRow = Awaited<ReturnType<typeof deliveryLog>>[number];

@@ -3,6 +3,8 @@ import type { Clock } from '../clock.ts';
 import type { SecretBox } from '../crypto/secret-box.ts';
 import type { Database } from '../db/database.ts';
 import { createWebhookSender, type SenderNetwork, type WebhookSender } from '../delivery/http-sender.ts';
+import { createCursorCodec, positionOfRow, SERIAL_IDS } from '../pagination/cursor.ts';
+import type { Signer } from '../signer.ts';
 import { sendTestEvent } from '../webhooks/test-event.ts';
 import { attemptBody, attemptHeaders } from './attempt-view.ts';
 import * as reads from './dashboard.repository.ts';
@@ -10,10 +12,22 @@ import { createSessionsService } from './sessions.service.ts';
 import { createUsageService } from './usage.service.ts';
 import { createUsersService } from './users.service.ts';
 
+/** Attempts per page of the delivery log unless `limit` says otherwise: the default of GET /webhook-events. */
+export const LOG_PAGE_SIZE = 25;
+
+/** A page of the delivery log: the filter, and where the page starts (as GET /webhook-events takes them). */
+export type DeliveryLogQuery = {
+  failedOnly: boolean;
+  limit: number;
+  cursor?: string | undefined;
+  page: number;
+};
+
 export type DashboardDeps = {
   db: Database;
   clock: Clock;
   secretBox: SecretBox;
+  signer: Signer;
   logger: Logger;
   webhooks: {
     allowHttpTargets: boolean;
@@ -38,6 +52,7 @@ export function createDashboardServices(deps: DashboardDeps) {
     return sender;
   };
   const usage = createUsageService(deps);
+  const logCursors = createCursorCodec(deps.signer, 'delivery-log-cursor', SERIAL_IDS);
   return {
     users: createUsersService(deps),
     sessions: createSessionsService(deps),
@@ -45,8 +60,31 @@ export function createDashboardServices(deps: DashboardDeps) {
     /** When each of the customer's keys in a rotation grace period stops accepting its previous value. */
     graceEnds: (customerId: string) => reads.graceEnds(db, customerId, clock.now()),
     callInsights: (customerId: string, callId: string) => reads.callInsights(db, customerId, callId),
-    deliveryLog: (customerId: string, subscriptionId: string, o: { failedOnly: boolean; limit: number }) =>
-      reads.deliveryLog(db, customerId, subscriptionId, o),
+    /**
+     * One page of an endpoint's delivery log, paged as the API's lists are: `cursor` (keyset, bound to the
+     * customer, endpoint and filter) wins over `page` (offset = page × limit); `next_cursor` is null at the end.
+     */
+    async deliveryLog(customerId: string, subscriptionId: string, q: DeliveryLogQuery) {
+      const scope = [customerId, subscriptionId, q.failedOnly ? 'failed' : 'all'];
+      const after = q.cursor ? logCursors.decode(q.cursor, scope) : null;
+      const rows = await reads.deliveryLog(db, customerId, subscriptionId, {
+        failedOnly: q.failedOnly,
+        start: after ? { after: { atIso: after.at.iso, id: after.id } } : { offset: q.page * q.limit },
+        limit: q.limit + 1,
+      });
+      const data = rows.slice(0, q.limit);
+      const last = data.at(-1);
+      return {
+        data,
+        next_cursor:
+          rows.length > q.limit && last
+            ? logCursors.encode(
+                positionOfRow({ id: String(last.id), position_micros: last.position_micros }),
+                scope,
+              )
+            : null,
+      };
+    },
     /** One attempt as it was sent (headers with signatures redacted, body) and the start of the answer. */
     async deliveryAttempt(customerId: string, subscriptionId: string, attemptId: number) {
       const row = await reads.deliveryAttempt(db, customerId, subscriptionId, attemptId);

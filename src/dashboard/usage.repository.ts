@@ -55,25 +55,47 @@ export async function spendByKeyAndDay(db: Database, customerId: string, fromDay
   return rows.map((r) => ({ keyId: r.api_key_id, day: r.day, amountUsd: r.amount }));
 }
 
-/** Outbound calls since a time, grouped by destination number (the country is derived in code). */
-export async function outboundByNumber(db: Database, customerId: string, since: Date) {
+/**
+ * Outbound calls placed with an API key, grouped by destination number (the country is derived in code), with
+ * their amounts in the outbound ledger: the same rows and days as `spendByKeyAndDay`, so the two add up alike.
+ */
+export async function keySpendByNumber(db: Database, customerId: string, fromDay: string) {
   const rows = await db
-    .selectFrom('calls')
+    .selectFrom('spend_reservations as r')
+    .innerJoin('calls as c', 'c.id', 'r.call_id')
     .select([
-      'to_number',
+      'c.to_number',
       sql<string>`count(*)::text`.as('calls'),
-      sql<string>`count(*) filter (where api_initiated)::text`.as('api_calls'),
-      sql<string>`coalesce(sum(cost_usd), 0)::text`.as('cost'),
+      sql<string>`sum(r.amount_usd)::text`.as('amount'),
     ])
-    .where('customer_id', '=', customerId)
-    .where('direction', '=', 'outbound')
-    .where('started_at', '>=', since)
-    .groupBy('to_number')
+    .where('r.customer_id', '=', customerId)
+    .where('r.day', '>=', fromDay)
+    .groupBy('c.to_number')
     .execute();
-  return rows.map((r) => ({
-    toNumber: r.to_number,
-    calls: Number(r.calls),
-    apiCalls: Number(r.api_calls),
-    costUsd: r.cost,
-  }));
+  return rows.map((r) => ({ toNumber: r.to_number, calls: Number(r.calls), amountUsd: r.amount }));
+}
+
+/**
+ * Outbound calls since a time that are not in the ledger (placed without an API key: imported or demo history),
+ * grouped by destination number, with their recorded cost.
+ */
+export async function unledgeredOutboundByNumber(db: Database, customerId: string, since: Date) {
+  const rows = await db
+    .selectFrom('calls as c')
+    .select([
+      'c.to_number',
+      sql<string>`count(*)::text`.as('calls'),
+      sql<string>`coalesce(sum(c.cost_usd), 0)::text`.as('cost'),
+    ])
+    .where('c.customer_id', '=', customerId)
+    .where('c.direction', '=', 'outbound')
+    .where('c.started_at', '>=', since)
+    .where(({ not, exists, selectFrom }) =>
+      not(
+        exists(selectFrom('spend_reservations as r').select('r.call_id').whereRef('r.call_id', '=', 'c.id')),
+      ),
+    )
+    .groupBy('c.to_number')
+    .execute();
+  return rows.map((r) => ({ toNumber: r.to_number, calls: Number(r.calls), costUsd: r.cost }));
 }

@@ -20,7 +20,17 @@ export type UsageReport = {
   days: string[];
   requests: { keyId: string; day: string; requests: number; errors: number }[];
   spend: { keyId: string; day: string; amountUsd: string }[];
-  countries: { country: string; calls: number; apiCalls: number; costUsd: string }[];
+  /**
+   * Outbound calls of the period per destination country: all of them; those placed with an API key and their
+   * amount in the outbound ledger (what `spend` counts); the recorded cost of the others (placed without a key).
+   */
+  countries: {
+    country: string;
+    calls: number;
+    keyCalls: number;
+    keySpendUsd: string;
+    otherCostUsd: string;
+  }[];
 };
 
 const addDeltas = (a: repo.UsageDelta, b: repo.UsageDelta): repo.UsageDelta => ({
@@ -81,24 +91,40 @@ export function createUsageService(deps: { db: Database; clock: Clock; logger: L
         utcDay(new Date(now.getTime() - i * 86_400_000)),
       );
       const fromDay = dayList[dayList.length - 1] ?? utcDay(now);
-      const [stored, spend, byNumber] = await Promise.all([
+      const [stored, spend, keyed, unledgered] = await Promise.all([
         repo.requestsByKeyAndDay(db, customerId, fromDay),
         repo.spendByKeyAndDay(db, customerId, fromDay),
-        repo.outboundByNumber(db, customerId, new Date(`${fromDay}T00:00:00.000Z`)),
+        repo.keySpendByNumber(db, customerId, fromDay),
+        repo.unledgeredOutboundByNumber(db, customerId, new Date(`${fromDay}T00:00:00.000Z`)),
       ]);
       const requests = new Map<string, repo.UsageDelta>();
       for (const r of stored) merge(requests, { ...r, customerId });
       for (const d of counts.pending())
         if (d.customerId === customerId && d.day >= fromDay) merge(requests, d);
       const countries = new Map<string, UsageReport['countries'][number]>();
-      for (const n of byNumber) {
-        const check = checkE164(n.toNumber);
+      const countryOf = (toNumber: string) => {
+        const check = checkE164(toNumber);
         const country = (check.ok && check.country) || 'Unknown';
-        const cur = countries.get(country) ?? { country, calls: 0, apiCalls: 0, costUsd: '0' };
-        cur.calls += n.calls;
-        cur.apiCalls += n.apiCalls;
-        cur.costUsd = addMoney(cur.costUsd, n.costUsd);
+        const cur = countries.get(country) ?? {
+          country,
+          calls: 0,
+          keyCalls: 0,
+          keySpendUsd: '0',
+          otherCostUsd: '0',
+        };
         countries.set(country, cur);
+        return cur;
+      };
+      for (const n of keyed) {
+        const cur = countryOf(n.toNumber);
+        cur.calls += n.calls;
+        cur.keyCalls += n.calls;
+        cur.keySpendUsd = addMoney(cur.keySpendUsd, n.amountUsd);
+      }
+      for (const n of unledgered) {
+        const cur = countryOf(n.toNumber);
+        cur.calls += n.calls;
+        cur.otherCostUsd = addMoney(cur.otherCostUsd, n.costUsd);
       }
       return {
         days: dayList,

@@ -1,4 +1,5 @@
 import assert from 'node:assert/strict';
+import { randomUUID } from 'node:crypto';
 import { after, before, describe, it } from 'node:test';
 import { insertCalls } from '../calls/calls.repository.ts';
 import { utcDay } from '../clock.ts';
@@ -100,7 +101,7 @@ describe('usage counting and report', () => {
     assert.equal(counts[0]?.errors, 2);
   });
 
-  it('reports spend per key per day from the outbound ledger, and outbound calls by destination country', async () => {
+  it('reports spend per key per day from the outbound ledger, and outbound calls by country whose key spend is that ledger’s, to the cent', async () => {
     const c = await newCustomer(t);
     const other = await newCustomer(t);
     const assistant = await t.services.assistants.createAssistant({
@@ -123,7 +124,13 @@ describe('usage counting and report', () => {
       cost_usd: '0.1000',
       api_initiated: i % 2 === 0,
     }));
-    await insertCalls(t.db, rows);
+    // Placed with the key before the period: in neither the spend nor the countries.
+    const old = {
+      ...rows[0],
+      id: randomUUID(),
+      started_at: new Date(t.clock.now().getTime() - 10 * DAY),
+    } as (typeof rows)[0];
+    await insertCalls(t.db, [...rows, old]);
     const today = utcDay(t.clock.now());
     const yesterday = utcDay(new Date(t.clock.now().getTime() - DAY));
     await t.db.transaction().execute(async (tx) => {
@@ -131,9 +138,10 @@ describe('usage counting and report', () => {
         [today, '1.2345'],
         [today, '2.0000'],
         [yesterday, '5.5000'],
+        [utcDay(old.started_at), '9.0000'],
       ].entries()) {
         await insertReservation(tx, {
-          call_id: rows[i]?.id ?? '',
+          call_id: (i < 3 ? rows[i] : old)?.id ?? '',
           api_key_id: c.keyId,
           customer_id: c.customerId,
           day: day ?? today,
@@ -152,12 +160,18 @@ describe('usage counting and report', () => {
       ],
     );
     assert.deepEqual(
-      report.countries.map((x) => [x.country, x.calls, x.apiCalls, x.costUsd]),
+      report.countries.map((x) => [x.country, x.calls, x.keyCalls, x.keySpendUsd, x.otherCostUsd]),
       [
-        ['US', 25, 12, '2.5000'],
-        ['GB', 3, 2, '0.3000'],
-        ['CA', 2, 1, '0.2000'],
+        ['US', 25, 0, '0', '2.5000'],
+        ['GB', 3, 3, '8.7345', '0'],
+        ['CA', 2, 0, '0', '0.2000'],
       ],
+      'calls placed with a key cost their ledger amount; the others their recorded cost',
+    );
+    assert.equal(
+      report.countries.map((x) => x.keySpendUsd).reduce(addMoney, '0'),
+      report.spend.map((x) => x.amountUsd).reduce(addMoney, '0'),
+      'the same total as the spend per key',
     );
     const theirs = await t.services.dashboard.usage.report(other.customerId, 7);
     assert.deepEqual([theirs.spend, theirs.countries], [[], []], 'nothing of another customer');

@@ -276,10 +276,73 @@ describe('dashboard webhooks', () => {
     }
     assert.match(page.text, /1 of 2 attempts in the last 24 hours got a 2xx answer \(50%\)/);
     assert.match(page.text, /1 of 2 attempts in the last 7 days got a 2xx answer \(50%\)/);
-    // The data table under the 24-hour success chart: this hour at 50 %, hours without attempts empty.
+    // The data table under the 24-hour success chart: this hour at 50 % success and 50 % failed, hours
+    // without attempts empty.
     const hour = `${t.clock.now().toISOString().slice(11, 13)}h`;
-    assert.match(page.text, new RegExp(`<tr><th scope="row">${hour}</th><td class="num">50%</td></tr>`));
+    assert.match(
+      page.text,
+      new RegExp(`<tr><th scope="row">${hour}</th><td class="num">50%</td><td class="num">50%</td></tr>`),
+    );
     assert.match(page.text, /<td class="num">—<\/td>/);
+  });
+
+  it('pages the delivery log as the API pages: cursor or page, bound to its endpoint and filter', async () => {
+    const { location } = await addEndpoint('/paged');
+    const other = await addEndpoint('/paged-other');
+    receiver.reply = () => ({ status: 200 });
+    const { callId } = await callFor(t, c.customerId, 5);
+    for (let i = 0; i < 7; i++) {
+      await emitEvent(t, c.customerId, callId);
+      t.clock.advance(1000);
+    }
+    await worker.drain();
+    const attemptsOn = (text: string) => [...text.matchAll(/\/attempts\/(\d+)"/g)].map((m) => m[1] ?? '');
+    const olderLink = (text: string) =>
+      /rel="next" href="([^"]+)"/.exec(text)?.[1]?.replaceAll('&amp;', '&') ?? null;
+
+    // Allowed: newest first, three a page; the older link continues by cursor, `page` reads the same rows.
+    const pages: string[][] = [];
+    let next: string | null = `${location}?limit=3`;
+    while (next) {
+      const res = await client.get(next);
+      assert.equal(res.status, 200, next);
+      pages.push(attemptsOn(res.text));
+      next = olderLink(res.text);
+    }
+    assert.deepEqual(
+      pages.map((p) => p.length),
+      [3, 3, 1],
+    );
+    assert.equal(new Set(pages.flat()).size, 7, 'each attempt once');
+    for (const [n, rows] of pages.entries()) {
+      const byPage = await client.get(`${location}?limit=3&page=${n}`);
+      assert.deepEqual(attemptsOn(byPage.text), rows, `page=${n}`);
+    }
+    const first = await client.get(`${location}?limit=3`);
+    assert.match(first.text, /Page 1/);
+    assert.doesNotMatch(first.text, /rel="prev"/);
+    const second = await client.get(olderLink(first.text) ?? '');
+    assert.match(second.text, /Page 2/);
+    assert.match(second.text, new RegExp(`rel="prev" href="${location}\\?limit=3"`));
+    const beyond = await client.get(`${location}?page=9`);
+    assert.equal(beyond.status, 200);
+    assert.match(beyond.text, /No attempts on this page/);
+
+    // Refused, as a page (422), never a 500: a cursor of another filter or endpoint, an altered one, bad sizes.
+    const cursor = /cursor=([^&"]+)/.exec(olderLink(first.text) ?? '')?.[1] ?? '';
+    for (const [path, says] of [
+      [`${location}?limit=3&outcome=failed&cursor=${cursor}`, /other filters/],
+      [`${other.location}?limit=3&cursor=${cursor}`, /other filters/],
+      [`${location}?limit=3&cursor=${cursor.slice(0, -2)}xx`, /altered/],
+      [`${location}?limit=0`, /limit: Must be a whole number from 1 to 100/],
+      [`${location}?limit=101`, /limit/],
+      [`${location}?page=-1`, /page: Must be a whole number/],
+      [`${location}?outcome=good`, /outcome: Must be one of: failed/],
+    ] as const) {
+      const res = await client.get(path);
+      assert.equal(res.status, 422, path);
+      assert.match(res.text, says, path);
+    }
   });
 
   it('deletes after a confirmation page', async () => {

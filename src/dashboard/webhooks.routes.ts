@@ -1,8 +1,13 @@
 import type { FastifyInstance } from 'fastify';
-import { AppError, notFound } from '../errors/app-error.ts';
+import { z } from 'zod';
+import { AppError, invalidInput, notFound } from '../errors/app-error.ts';
+import { zodIssues } from '../http/validation.ts';
 import { isUuid } from '../ids.ts';
+import { MAX_CURSOR_LENGTH } from '../pagination/cursor.ts';
+import { enumParam, intParam, tokenParam } from '../pagination/query-params.ts';
 import type { SubscriptionView } from '../webhooks/subscriptions.service.ts';
 import { type DashboardContext, flash, seeOther, sendHtml, sessionOf, userOf } from './context.ts';
+import { type DeliveryLogQuery, LOG_PAGE_SIZE } from './dashboard.services.ts';
 import { asForm, field, fields, queryOf, readForm, utcInput } from './forms.ts';
 import { when } from './views/format.ts';
 import { deliveryCharts } from './views/webhook-charts.view.ts';
@@ -16,7 +21,13 @@ import {
 } from './views/webhooks.view.ts';
 
 const SUB_ID_RE = /^sub_[0-9a-f]{24}$/;
-const LOG_LIMIT = 50;
+/** The delivery log's query: its filter, and the API's paging parameters with the API's own parsers. */
+const deliveryLogQuery = z.object({
+  outcome: enumParam(['failed']),
+  limit: intParam(1, 100),
+  cursor: tokenParam(MAX_CURSOR_LENGTH),
+  page: intParam(0, 1_000_000),
+});
 
 export function registerWebhooksRoutes(app: FastifyInstance, ctx: DashboardContext): void {
   const { services, clock } = ctx;
@@ -90,9 +101,20 @@ export function registerWebhooksRoutes(app: FastifyInstance, ctx: DashboardConte
   app.get('/webhooks/:id', async (request, reply) => {
     const s = sessionOf(request);
     const sub = await ownSub(s.customerId, request.params);
-    const failedOnly = queryOf(request.query).outcome === 'failed';
+    const parsed = deliveryLogQuery.safeParse(queryOf(request.query));
+    if (!parsed.success)
+      throw invalidInput(
+        zodIssues(parsed.error, 'query').map((i) => ({ ...i, message: `${i.path[1]}: ${i.message}` })),
+      );
+    const q = parsed.data;
+    const paging: DeliveryLogQuery = {
+      failedOnly: q.outcome === 'failed',
+      limit: q.limit ?? LOG_PAGE_SIZE,
+      cursor: q.cursor,
+      page: q.page ?? 0,
+    };
     const [log, stats] = await Promise.all([
-      services.dashboard.deliveryLog(s.customerId, sub.id, { failedOnly, limit: LOG_LIMIT }),
+      services.dashboard.deliveryLog(s.customerId, sub.id, paging),
       services.dashboard.deliveryCharts(s.customerId, sub.id),
     ]);
     const nowLocal = new Date(clock.now().getTime() - 3_600_000).toISOString().slice(0, 16);
@@ -103,7 +125,7 @@ export function registerWebhooksRoutes(app: FastifyInstance, ctx: DashboardConte
         flash: s.flash,
         sub,
         log,
-        failedOnly,
+        paging,
         charts: deliveryCharts(stats),
         nowLocal,
       }),

@@ -65,6 +65,37 @@ describe('demo calls read right', () => {
     }
   });
 
+  it('every greeting names nobody when the call gave no name, in every language (no English stand-in)', () => {
+    const spanish = assistant('a-es', 'es-ES');
+    const calls = generateCalls({
+      customerId: 'c',
+      assistants: [english, french, spanish],
+      count: 300,
+      end: new Date('2026-11-01T00:00:00Z'),
+      days: 30,
+      random: rng(11),
+      outboundShare: { [english.id]: 0.5, [french.id]: 0.5, [spanish.id]: 0.5 },
+    }).filter((r) => r.conversation_id);
+    const greetings = new Map<string, Set<string>>();
+    for (const r of calls) {
+      const language = [english, french, spanish].find((a) => a.id === r.assistant_id)?.language ?? '';
+      const first = transcriptOf(r.conversation_id ?? '').text.split('\n')[0] ?? '';
+      assert.doesNotMatch(first, /\bthere\b|[{}]/, `${language}: ${first}`);
+      assert.match(
+        first,
+        /^(Hi|Bonjour|Thanks for calling|Merci de votre appel)[,.]/,
+        `${language}: ${first}`,
+      );
+      const seen = greetings.get(language) ?? new Set();
+      greetings.set(language, seen.add(`${r.direction}: ${first.split(/[,.]/)[0]}`));
+    }
+    assert.deepEqual(Object.fromEntries([...greetings].map(([l, g]) => [l, [...g].sort()])), {
+      'en-US': ['inbound: Thanks for calling', 'outbound: Hi'],
+      'es-ES': ['inbound: Thanks for calling', 'outbound: Hi'],
+      'fr-CA': ['inbound: Merci de votre appel', 'outbound: Bonjour'],
+    });
+  });
+
   it('the stored summary is the summary of that transcript', () => {
     for (const r of answered) assert.equal(r.summary, transcriptOf(r.conversation_id ?? '').summary);
   });

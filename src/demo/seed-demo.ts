@@ -1,8 +1,9 @@
 import { insertCalls } from '../calls/calls.repository.ts';
-import type { Clock } from '../clock.ts';
+import { type Clock, utcDay } from '../clock.ts';
 import type { Database } from '../db/database.ts';
 import type { AssistantRow } from '../db/tables/assistants.table.ts';
 import { GRANTABLE_SCOPES } from '../keys/scopes.ts';
+import { insertReservation, settleReservation } from '../outbound/spend.repository.ts';
 import { rng } from '../provider/random.ts';
 import type { Services } from '../services.ts';
 import { generateCalls } from './call-generator.ts';
@@ -15,7 +16,10 @@ export type DemoSeed = {
   calls: number;
 };
 
-/** A demo customer with assistants, a month of realistic calls, and a key with every grantable scope. */
+/**
+ * A demo customer with assistants, a month of realistic calls (the outbound ones placed with the demo key, their
+ * cost in the outbound ledger), and that key, with every grantable scope.
+ */
 export async function seedDemo(
   db: Database,
   services: Services,
@@ -61,6 +65,13 @@ export async function seedDemo(
     assistants.push(assistant);
     outboundShare[assistant.id] = s.outboundShare;
   }
+  const { key, secret } = await services.keys.createKey({
+    customerId: customer.id,
+    name: 'Demo key',
+    scopes: GRANTABLE_SCOPES,
+  });
+  // As the service records them: every outbound call is placed through the API with a key, and its cost is in
+  // the outbound ledger (settled), so the usage page's spend per key and cost by country read the same amounts.
   const rows = generateCalls({
     customerId: customer.id,
     assistants,
@@ -69,12 +80,15 @@ export async function seedDemo(
     days: 30,
     random: rng(42),
     outboundShare,
-  });
+  }).map((r) => (r.direction === 'outbound' ? { ...r, api_initiated: true, api_key_id: key.id } : r));
   await insertCalls(db, rows);
-  const { key, secret } = await services.keys.createKey({
-    customerId: customer.id,
-    name: 'Demo key',
-    scopes: GRANTABLE_SCOPES,
+  await db.transaction().execute(async (tx) => {
+    for (const r of rows) {
+      if (r.direction !== 'outbound') continue;
+      const placed = { call_id: r.id, api_key_id: key.id, customer_id: customer.id, now: r.started_at };
+      await insertReservation(tx, { ...placed, day: utcDay(r.started_at), amount_usd: r.cost_usd ?? '0' });
+      await settleReservation(tx, r.id, r.cost_usd ?? '0', r.ended_at ?? r.started_at);
+    }
   });
   return {
     customerId: customer.id,

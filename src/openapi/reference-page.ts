@@ -231,9 +231,9 @@ main{padding:1.5rem 2.5rem;max-width:1000px;min-width:0;flex:1 1 auto;overflow-w
 th,td{border:1px solid #dde2ea;padding:4px 8px;text-align:left;vertical-align:top}th{background:#f4f6f9}td p{margin:0}
 code{font:13px ui-monospace,monospace;background:#f1f3f6;padding:0 3px;border-radius:3px}
 .method{display:inline-block;min-width:3.6em;font:700 11px ui-monospace,monospace;padding:2px 4px;border-radius:3px;color:#fff;background:#5a6577;text-align:center}
-.m-get{background:#2466b8}.m-post{background:#1f8a4c}.m-delete{background:#b8322a}
-.status{font-weight:700}.s2{color:#1f8a4c}.s4{color:#a05a00}.s5{color:#b8322a}
+.m-get{background:#2466b8}.m-post{background:#17723e}.m-delete{background:#b8322a}
+.status{font-weight:700}.s2{color:#17723e}.s4{color:#a05a00}.s5{color:#b8322a}
 @media (max-width:800px){body{display:block}nav.side{display:none}
 .toc{display:block;position:sticky;top:0;z-index:1;background:#f4f6f9;border-bottom:1px solid #dde2ea;font-size:14px}
 .toc summary{padding:.7rem 1rem;cursor:pointer;font-weight:600}.toc nav{position:static;height:auto;max-height:70vh;width:auto;border:0}
-main{padding:1rem}th,td{padding:4px 6px}}`;
+main{padding:1rem}th,td{padding:4px 6px}td{overflow-wrap:anywhere}}`;

@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { AppError } from '../errors/app-error.ts';
 import { createSigner } from '../signer.ts';
-import { createCursorCodec } from './cursor.ts';
+import { createCursorCodec, SERIAL_IDS } from './cursor.ts';
 import { instantFromMicros } from './instant.ts';
 
 const signer = createSigner('cursor-test-secret-0123456789abcdef');
@@ -32,6 +32,13 @@ describe('keyset cursors', () => {
     assert.match(token, /^[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+$/);
     assert.ok(token.length < 120);
     assert.deepEqual(codec.decode(token, scope), position);
+  });
+
+  it('carry serial (bigint identity) ids exactly, up to the largest', () => {
+    const serial = createCursorCodec(signer, 'serial-cursor', SERIAL_IDS);
+    for (const id of ['1', '44', '9007199254740993', '9223372036854775807']) {
+      assert.deepEqual(serial.decode(serial.encode({ ...position, id }, scope), scope), { ...position, id });
+    }
   });
 
   it('are bound to their scope: customer and every filter', () => {

@@ -16,8 +16,30 @@ export function positionOfRow(row: { id: string; position_micros: string }): Key
   return { at, id: row.id };
 }
 
+/** How a list's row ids fit the cursor's 16 id bytes. */
+export type CursorIds = { toBytes(id: string): Buffer; fromBytes(bytes: Buffer): string };
+
+/** UUIDs, as their 16 bytes. */
+export const UUID_IDS: CursorIds = {
+  toBytes: (id) => Buffer.from(id.replace(/-/g, ''), 'hex'),
+  fromBytes(bytes) {
+    const hex = bytes.toString('hex');
+    return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-${hex.slice(12, 16)}-${hex.slice(16, 20)}-${hex.slice(20)}`;
+  },
+};
+
+/** `bigint generated always as identity` ids (decimal text), as a 64-bit number after 8 zero bytes. */
+export const SERIAL_IDS: CursorIds = {
+  toBytes(id) {
+    const bytes = Buffer.alloc(16);
+    bytes.writeBigInt64BE(BigInt(id), 8);
+    return bytes;
+  },
+  fromBytes: (bytes) => String(bytes.readBigInt64BE(8)),
+};
+
 const VERSION = 1;
-// version (1) + microseconds (8) + uuid (16) + scope digest (16)
+// version (1) + microseconds (8) + id (16) + scope digest (16)
 const PAYLOAD_BYTES = 41;
 export const MAX_CURSOR_LENGTH = 200;
 
@@ -32,13 +54,13 @@ const cursorError = (message: string) => invalidInput([{ path: ['query', 'cursor
  * (server secret, one purpose per list) makes any edit detectable. A cursor never leaves its list:
  * another purpose, customer or filter set fails `decode` with 422, never a query.
  */
-export function createCursorCodec(signer: Signer, purpose: string) {
+export function createCursorCodec(signer: Signer, purpose: string, ids: CursorIds = UUID_IDS) {
   return {
     encode(position: KeysetPosition, scope: CursorScope): string {
       const payload = Buffer.alloc(PAYLOAD_BYTES);
       payload.writeUInt8(VERSION, 0);
       payload.writeBigInt64BE(position.at.micros, 1);
-      Buffer.from(position.id.replace(/-/g, ''), 'hex').copy(payload, 9);
+      ids.toBytes(position.id).copy(payload, 9);
       digest(scope).copy(payload, 25);
       const body = payload.toString('base64url');
       return `${body}.${signer.sign(purpose, body)}`;
@@ -61,9 +83,7 @@ export function createCursorCodec(signer: Signer, purpose: string) {
       }
       const at = instantFromMicros(payload.readBigInt64BE(1));
       if (!at) throw cursorError('Not a cursor issued for this list.');
-      const hex = payload.subarray(9, 25).toString('hex');
-      const id = `${hex.slice(0, 8)}-${hex.slice(8, 12)}-${hex.slice(12, 16)}-${hex.slice(16, 20)}-${hex.slice(20)}`;
-      return { at, id };
+      return { at, id: ids.fromBytes(payload.subarray(9, 25)) };
     },
   };
 }

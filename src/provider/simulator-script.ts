@@ -51,10 +51,24 @@ export function archivedInput(conversationId: string): ScriptInput | null {
   };
 }
 
-const fill = (text: string, vars: Record<string, string | number | boolean>) =>
-  text.replace(/\{(\w+)\}/g, (_, name: string) =>
-    String(vars[name] ?? (name === 'first_name' ? 'there' : 'soon')),
-  );
+/**
+ * What a variable the call did not give reads as, per script language. A missing name is left out ("Bonjour,
+ * ici…", "Hi, this is…"): a stand-in word would be a name in the wrong language.
+ */
+const FALLBACKS: Record<Scenario['language'], Record<string, string>> = {
+  en: { appointment_time: 'soon' },
+  fr: { appointment_time: 'bientôt' },
+};
+
+const fill = (
+  text: string,
+  vars: Record<string, string | number | boolean>,
+  language: Scenario['language'],
+) =>
+  text.replace(/( ?)\{(\w+)\}/g, (_, space: string, name: string) => {
+    const value = vars[name] ?? FALLBACKS[language][name];
+    return value === undefined ? '' : `${space}${String(value)}`;
+  });
 
 function pickScenario(input: ScriptInput, random: () => number): Scenario {
   const french = input.language.toLowerCase().startsWith('fr');
@@ -86,7 +100,7 @@ export function buildScript(conversationId: string, input: ScriptInput): Script 
   let t = 1;
   for (const [role, raw] of lines) {
     if (t >= input.maxDurationSeconds) break;
-    const message = fill(raw, input.variables);
+    const message = fill(raw, input.variables, scenario.language);
     turns.push({ role, message, offsetSeconds: t });
     t +=
       Math.max(2, Math.round(message.split(/\s+/).length * 0.4)) + Math.round(random() * 3 * 10) / 10 + 0.5;

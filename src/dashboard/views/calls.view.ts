@@ -4,7 +4,7 @@ import type { CallDetailView, CallView } from '../../calls/calls.views.ts';
 import type { FetchResult } from '../../transcripts/transcripts.service.ts';
 import { attr, html, type SafeHtml } from '../html.ts';
 import { badge, callStatusLabel, duration, time, toLocalInput, usd } from './format.ts';
-import { issuesBlock, type PageUser, page } from './layout.ts';
+import { crumbs, issuesBlock, type PageUser, page } from './layout.ts';
 
 export type CallFilters = {
   direction: string;
@@ -161,7 +161,7 @@ export function callDetailPage(p: {
     title: 'Call',
     nav: 'calls',
     user: p.user,
-    body: html`<p class="crumbs"><a href="/dashboard/calls">Calls</a> /</p>
+    body: html`${crumbs([{ label: 'Calls', href: '/dashboard/calls' }], 'Call')}
 <div class="page-head"><h1>Call ${time(c.started_at)}</h1> ${directionBadge(c.direction)} ${statusBadge(c.status)}</div>
 <dl class="facts">
   <div><dt>ID</dt><dd><code>${c.id}</code></dd></div>

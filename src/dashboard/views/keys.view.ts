@@ -4,7 +4,9 @@ import { type OutboundLimits, regionList } from '../../outbound-limits.ts';
 import { attr, html, type SafeHtml } from '../html.ts';
 import type { Flash } from '../sessions.service.ts';
 import { badge, time, usd } from './format.ts';
-import { csrfField, issuesBlock, type PageUser, page } from './layout.ts';
+import { crumbs, csrfField, issuesBlock, type PageUser, page } from './layout.ts';
+
+const KEYS = { label: 'API keys', href: '/dashboard/keys' };
 
 const SCOPE_HELP: Record<string, string> = {
   read_assistants: 'List assistants',
@@ -104,7 +106,7 @@ export function newKeyPage(p: {
     title: 'Create API key',
     nav: 'keys',
     user: p.user,
-    body: html`<p class="crumbs"><a href="/dashboard/keys">API keys</a> /</p>
+    body: html`${crumbs([KEYS], 'Create key')}
 <h1>Create API key</h1>
 ${issuesBlock(p.issues)}
 <form method="post" action="/dashboard/keys" class="stack card">
@@ -164,7 +166,7 @@ export function keyDetailPage(p: {
     nav: 'keys',
     user: p.user,
     flash: p.flash,
-    body: html`<p class="crumbs"><a href="/dashboard/keys">API keys</a> /</p>
+    body: html`${crumbs([KEYS], k.name)}
 <div class="page-head"><h1>${k.name}</h1> ${statusBadge(k)}</div>
 ${issuesBlock(p.issues)}
 <dl class="facts">
@@ -212,7 +214,7 @@ export function revokeConfirmPage(p: { user: PageUser; key: KeyView }): SafeHtml
     title: `Revoke ${k.name}`,
     nav: 'keys',
     user: p.user,
-    body: html`<p class="crumbs"><a href="/dashboard/keys">API keys</a> / <a href="/dashboard/keys/${k.id}">${k.name}</a> /</p>
+    body: html`${crumbs([KEYS, { label: k.name, href: `/dashboard/keys/${k.id}` }], 'Revoke')}
 <section class="card danger narrow" aria-labelledby="confirm-title">
   <h1 id="confirm-title">Revoke “${k.name}”?</h1>
   <p>Key <code>${k.prefix}…</code> stops working <strong>immediately</strong>, for every integration that uses it. This <strong>cannot be undone</strong>; you would have to create a new key.</p>

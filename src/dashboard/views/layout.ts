@@ -84,6 +84,19 @@ ${p.body}
 `;
 }
 
+/**
+ * Where the page sits: links up the way, ending with the page itself (`aria-current`), never with a separator.
+ * The separators are drawn by the stylesheet, so they are neither text nor read out.
+ */
+export function crumbs(
+  trail: { label: SafeHtml | string; href: string }[],
+  current: SafeHtml | string,
+): SafeHtml {
+  return html`<nav class="crumbs" aria-label="Breadcrumb"><ol>${trail.map(
+    (c) => html`<li><a href="${c.href}">${c.label}</a></li>`,
+  )}<li aria-current="page">${current}</li></ol></nav>`;
+}
+
 /** Problems from a form, listed above it and linked to each field by id. */
 export function issuesBlock(issues: { field?: string; message: string }[]): SafeHtml {
   if (issues.length === 0) return html``;

@@ -47,7 +47,7 @@ export function usagePage(p: {
     return html`<tr>
   <th scope="row"><a href="/dashboard/keys/${k.id}">${k.name}</a> <code class="small">${k.prefix}…</code></th>
   ${cells.map((c) => html`<td class="num">${c ? c.requests : html`<span class="muted">0</span>`}</td>`)}
-  <td class="num"><strong>${total}</strong>${errors > 0 ? html`<div class="small muted">${errors} errors</div>` : ''}</td>
+  <td class="num"><strong>${total}</strong>${errors > 0 ? html`<div class="small muted">${errors} error${errors === 1 ? '' : 's'}</div>` : ''}</td>
 </tr>`;
   });
   const oldestFirst = [...report.days].reverse();
@@ -83,10 +83,15 @@ export function usagePage(p: {
     (c) => html`<tr>
   <th scope="row">${countryName(c.country)} <span class="muted small">${c.country}</span></th>
   <td class="num">${c.calls}</td>
-  <td class="num">${c.apiCalls}</td>
-  <td class="num">${usd(c.costUsd)}</td>
+  <td class="num">${c.keyCalls}</td>
+  <td class="num">${usd(addMoney(c.keySpendUsd, c.otherCostUsd))}</td>
 </tr>`,
   );
+  const sum = (values: string[]) => values.reduce(addMoney, '0');
+  const keySpendTotal = sum(report.spend.map((s) => s.amountUsd));
+  const countryKeySpend = sum(report.countries.map((c) => c.keySpendUsd));
+  const otherCost = sum(report.countries.map((c) => c.otherCostUsd));
+  const unkeyed = report.countries.reduce((n, c) => n + c.calls - c.keyCalls, 0);
   return page({
     title: 'Usage',
     nav: 'usage',
@@ -127,6 +132,7 @@ export function usagePage(p: {
           html`<table>
   <thead><tr><th scope="col">Key</th><th scope="col" class="num">Today</th><th scope="col" class="num">Daily cap</th><th scope="col">Of cap</th><th scope="col" class="num">Last ${p.days} days</th></tr></thead>
   <tbody>${spendRows}</tbody>
+  <tfoot><tr><th scope="row">All keys</th><td colspan="3"></td><td class="num" id="spend-total">${usd(keySpendTotal)}</td></tr></tfoot>
 </table>`,
         )
   }
@@ -136,10 +142,19 @@ export function usagePage(p: {
   ${
     report.countries.length === 0
       ? html`<p class="empty">No outbound calls in this period.</p>`
-      : html`<div class="table-wrap"><table>
-  <thead><tr><th scope="col">Country</th><th scope="col" class="num">Calls</th><th scope="col" class="num">Placed by API</th><th scope="col" class="num">Cost</th></tr></thead>
+      : html`${scrollingTable(
+          'country-title',
+          html`<table>
+  <thead><tr><th scope="col">Country</th><th scope="col" class="num">Calls</th><th scope="col" class="num">With an API key</th><th scope="col" class="num">Cost</th></tr></thead>
   <tbody>${countryRows}</tbody>
-</table></div>`
+  <tfoot><tr><th scope="row">All countries</th><td class="num">${report.countries.reduce((n, c) => n + c.calls, 0)}</td><td class="num">${report.countries.reduce((n, c) => n + c.keyCalls, 0)}</td><td class="num" id="country-cost-total">${usd(addMoney(countryKeySpend, otherCost))}</td></tr></tfoot>
+</table>`,
+        )}
+<p class="small muted" id="country-note">The cost of calls placed with an API key is their amount in the outbound ledger, the same source as the spend per key above: <span id="country-key-spend-total">${usd(countryKeySpend)}</span> over these days in both (an estimate while a call runs, its cost once it is settled).${
+          unkeyed > 0
+            ? html` The other ${usd(otherCost)} is the recorded cost of ${unkeyed} outbound call${unkeyed === 1 ? '' : 's'} placed without an API key (imported history), which count against no key's cap.`
+            : ''
+        }</p>`
   }
 </section>`,
   });

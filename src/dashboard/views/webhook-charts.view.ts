@@ -13,6 +13,12 @@ function bucketKeys(last: Date, count: number, stepMs: number): string[] {
 
 const percent = (v: number) => `${Math.round(v)}%`;
 const ms = (v: number) => (v >= 10_000 ? `${Math.round(v / 1000)} s` : `${Math.round(v)} ms`);
+/** Axis ticks are round numbers: whole seconds and halves read shorter as seconds. */
+const msTick = (v: number) => (v >= 1000 ? `${v / 1000} s` : `${v} ms`);
+
+/** A part of a bucket's attempts in percent; null where nothing was sent (no bar, unlike a 0% share). */
+const share = (b: Bucket | undefined, part: number | undefined) =>
+  b && b.attempts > 0 && part !== undefined ? (part / b.attempts) * 100 : null;
 
 function pair(id: string, span: string, keys: string[], label: (k: string) => string, rows: Bucket[]) {
   const byKey = new Map(rows.map((r) => [r.bucket, r]));
@@ -30,17 +36,16 @@ function pair(id: string, span: string, keys: string[], label: (k: string) => st
 ${barChart({
   id: `${id}-success`,
   title: `Delivery success rate, last ${span}`,
-  description: 'Share of delivery attempts that got a 2xx answer, per period; no bar where nothing was sent.',
+  description:
+    'Share of delivery attempts that got a 2xx answer and share that failed, per period: a full bar wherever something was sent, none where nothing was.',
   labels,
   series: [
-    {
-      name: 'Success',
-      tone: 'ok',
-      values: at.map((b) => (b && b.attempts > 0 ? (b.ok / b.attempts) * 100 : null)),
-    },
+    { name: 'Success', tone: 'ok', values: at.map((b) => share(b, b?.ok)) },
+    { name: 'Failed', tone: 'bad', values: at.map((b) => share(b, b && b.attempts - b.ok)) },
   ],
   format: percent,
   max: 100,
+  stacked: true,
 })}
 ${barChart({
   id: `${id}-latency`,
@@ -52,6 +57,7 @@ ${barChart({
     { name: '95th percentile', tone: 'muted', values: at.map((b) => b?.p95 ?? null) },
   ],
   format: ms,
+  tickFormat: msTick,
 })}
 </div>`;
 }

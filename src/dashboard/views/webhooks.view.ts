@@ -4,10 +4,13 @@ import { FAILURES_NEAR_LIMIT } from '../../webhooks/failure-streak.ts';
 import type { SubscriptionView } from '../../webhooks/subscriptions.service.ts';
 import { ANNOUNCED_EVENTS } from '../../webhooks/subscriptions.service.ts';
 import type { DeliveryLogRow } from '../dashboard.repository.ts';
+import { type DeliveryLogQuery, LOG_PAGE_SIZE } from '../dashboard.services.ts';
 import { attr, html, type SafeHtml } from '../html.ts';
 import type { Flash } from '../sessions.service.ts';
 import { badge, breakableUrl, time } from './format.ts';
-import { csrfField, issuesBlock, type PageUser, page } from './layout.ts';
+import { crumbs, csrfField, issuesBlock, type PageUser, page } from './layout.ts';
+
+const WEBHOOKS = { label: 'Webhooks', href: '/dashboard/webhooks' };
 
 const answerBadge = (code: number | null): SafeHtml =>
   code === null
@@ -84,7 +87,7 @@ export function newWebhookPage(p: {
     title: 'Add webhook endpoint',
     nav: 'webhooks',
     user: p.user,
-    body: html`<p class="crumbs"><a href="/dashboard/webhooks">Webhooks</a> /</p>
+    body: html`${crumbs([WEBHOOKS], 'Add endpoint')}
 <h1>Add webhook endpoint</h1>
 ${issuesBlock(p.issues)}
 <form method="post" action="/dashboard/webhooks" class="stack card">
@@ -118,19 +121,52 @@ ${issuesBlock(p.issues)}
   });
 }
 
+const emptyLog = (q: DeliveryLogQuery): string =>
+  q.cursor || q.page > 0
+    ? 'No attempts on this page.'
+    : q.failedOnly
+      ? 'No failed attempts.'
+      : 'No delivery attempts yet. Send a test event to try the endpoint.';
+
+/** A link to another page of the log with the same filter and size: `cursor` to continue, else `page`. */
+function logPageHref(base: string, q: DeliveryLogQuery, to: { page: number; cursor?: string }): string {
+  const params = new URLSearchParams();
+  if (q.failedOnly) params.set('outcome', 'failed');
+  if (q.limit !== LOG_PAGE_SIZE) params.set('limit', String(q.limit));
+  if (to.cursor) params.set('cursor', to.cursor);
+  if (to.page > 0) params.set('page', String(to.page));
+  const query = params.toString();
+  return query ? `${base}?${query}` : base;
+}
+
+/**
+ * Newer and older pages, as the API pages: the older page continues from this one's last attempt by cursor
+ * (nothing repeated or skipped while new attempts arrive), and carries its page number, from which the newer
+ * link goes back by offset.
+ */
+function logPager(base: string, q: DeliveryLogQuery, nextCursor: string | null): SafeHtml {
+  if (!nextCursor && q.page === 0 && !q.cursor) return html``;
+  return html`<nav class="pager" aria-label="Delivery log pages">
+  ${q.page > 0 || q.cursor ? html`<a class="button" rel="prev" href="${logPageHref(base, q, { page: Math.max(0, q.page - 1) })}">← Newer</a>` : ''}
+  <span class="muted">Page ${q.page + 1}</span>
+  ${nextCursor ? html`<a class="button" rel="next" href="${logPageHref(base, q, { page: q.page + 1, cursor: nextCursor })}">Older →</a>` : ''}
+</nav>`;
+}
+
 export function webhookDetailPage(p: {
   user: PageUser;
   flash: Flash | null;
   sub: SubscriptionView;
-  log: DeliveryLogRow[];
-  failedOnly: boolean;
+  log: { data: DeliveryLogRow[]; next_cursor: string | null };
+  paging: DeliveryLogQuery;
   charts: SafeHtml;
   nowLocal: string;
 }): SafeHtml {
   const s = p.sub;
   const csrf = csrfField(p.user.csrfToken);
   const base = `/dashboard/webhooks/${s.id}`;
-  const logRows = p.log.map(
+  const failedOnly = p.paging.failedOnly;
+  const logRows = p.log.data.map(
     (a) => html`<tr${a.is_test ? html` class="is-test"` : ''}>
   <td data-label="Time"><a href="${base}/attempts/${a.id}">${time(a.attempted_at)}<span class="visually-hidden">: attempt details</span></a></td>
   <td data-label="Event"><code>${a.event_type}</code>${a.is_test ? testBadge : ''}<div class="small muted mono">${a.event_id}</div></td>
@@ -146,7 +182,7 @@ export function webhookDetailPage(p: {
     nav: 'webhooks',
     user: p.user,
     flash: p.flash,
-    body: html`<p class="crumbs"><a href="/dashboard/webhooks">Webhooks</a> /</p>
+    body: html`${crumbs([WEBHOOKS], breakableUrl(s.url))}
 <div class="page-head"><h1 class="url-title">${breakableUrl(s.url)}</h1> ${stateBadge(s)}</div>
 ${
   s.is_active
@@ -183,18 +219,19 @@ ${p.charts}
 <section aria-labelledby="log-title">
   <h2 id="log-title">Delivery log</h2>
   <nav class="segmented" aria-label="Filter the delivery log">
-    <a href="${base}"${p.failedOnly ? '' : html` aria-current="page"`}>All attempts</a>
-    <a href="${base}?outcome=failed"${p.failedOnly ? html` aria-current="page"` : ''}>Failed only</a>
+    <a href="${base}"${failedOnly ? '' : html` aria-current="page"`}>All attempts</a>
+    <a href="${base}?outcome=failed"${failedOnly ? html` aria-current="page"` : ''}>Failed only</a>
   </nav>
   ${
-    p.log.length === 0
-      ? html`<p class="empty">${p.failedOnly ? 'No failed attempts among the latest.' : 'No delivery attempts yet. Send a test event to try the endpoint.'}</p>`
-      : html`<div class="table-wrap"><table class="cards">
-  <caption class="visually-hidden">Latest delivery attempts, newest first</caption>
+    p.log.data.length === 0
+      ? html`<p class="empty">${emptyLog(p.paging)}</p>`
+      : html`<div class="table-wrap"><table class="cards log">
+  <caption class="visually-hidden">Delivery attempts, newest first</caption>
   <thead><tr><th scope="col">Time</th><th scope="col">Event</th><th scope="col">Status</th><th scope="col" class="num">Latency</th><th scope="col">Error</th><th scope="col">Delivery</th><th scope="col"><span class="visually-hidden">Actions</span></th></tr></thead>
   <tbody>${logRows}</tbody>
 </table></div>`
   }
+  ${logPager(base, p.paging, p.log.next_cursor)}
 </section>`,
   });
 }
@@ -205,7 +242,7 @@ export function deleteWebhookPage(p: { user: PageUser; sub: SubscriptionView }):
     title: 'Delete webhook endpoint',
     nav: 'webhooks',
     user: p.user,
-    body: html`<p class="crumbs"><a href="/dashboard/webhooks">Webhooks</a> / <a href="/dashboard/webhooks/${s.id}">${s.id}</a> /</p>
+    body: html`${crumbs([WEBHOOKS, { label: breakableUrl(s.url), href: `/dashboard/webhooks/${s.id}` }], 'Delete')}
 <section class="card danger narrow" aria-labelledby="confirm-title">
   <h1 id="confirm-title">Delete this endpoint?</h1>
   <p><code>${breakableUrl(s.url)}</code> will receive no more events, and pending deliveries to it are dropped. This cannot be undone.</p>
@@ -247,7 +284,7 @@ export function attemptPage(p: { user: PageUser; sub: SubscriptionView; attempt:
     title: 'Delivery attempt',
     nav: 'webhooks',
     user: p.user,
-    body: html`<p class="crumbs"><a href="/dashboard/webhooks">Webhooks</a> / <a href="${base}">${breakableUrl(s.url)}</a> /</p>
+    body: html`${crumbs([WEBHOOKS, { label: breakableUrl(s.url), href: base }], 'Attempt')}
 <div class="page-head"><h1>Attempt ${time(a.attempted_at)}</h1> ${answerBadge(a.status_code)}${isTestData(a.event_data) ? testBadge : ''}</div>
 <dl class="facts">
   <div><dt>Event</dt><dd><code>${a.event_type}</code> <span class="small muted mono">${a.event_id}</span></dd></div>
