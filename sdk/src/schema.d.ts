@@ -3810,6 +3810,8 @@ export interface operations {
         'X-Svc-Event-Id': string;
         /** @description This delivery; a redelivery gets a new one. */
         'X-Svc-Delivery': string;
+        /** @description The subscription this delivery is for (`sub_…`), on every delivery, retry, redelivery and test event: with several subscriptions to one URL, verify with the secret of this one. Not signed: a changed id picks a secret the signature does not match. */
+        'X-Svc-Subscription-Id': string;
         /** @description Standard Webhooks: the event id (same as `id`), the same at every retry and redelivery. */
         'webhook-id': string;
         /** @description Standard Webhooks: Unix seconds of this attempt, the same value as `X-Svc-Timestamp`. */
@@ -3858,6 +3860,8 @@ export interface operations {
         'X-Svc-Event-Id': string;
         /** @description This delivery; a redelivery gets a new one. */
         'X-Svc-Delivery': string;
+        /** @description The subscription this delivery is for (`sub_…`), on every delivery, retry, redelivery and test event: with several subscriptions to one URL, verify with the secret of this one. Not signed: a changed id picks a secret the signature does not match. */
+        'X-Svc-Subscription-Id': string;
         /** @description Standard Webhooks: the event id (same as `id`), the same at every retry and redelivery. */
         'webhook-id': string;
         /** @description Standard Webhooks: Unix seconds of this attempt, the same value as `X-Svc-Timestamp`. */
@@ -3906,6 +3910,8 @@ export interface operations {
         'X-Svc-Event-Id': string;
         /** @description This delivery; a redelivery gets a new one. */
         'X-Svc-Delivery': string;
+        /** @description The subscription this delivery is for (`sub_…`), on every delivery, retry, redelivery and test event: with several subscriptions to one URL, verify with the secret of this one. Not signed: a changed id picks a secret the signature does not match. */
+        'X-Svc-Subscription-Id': string;
         /** @description Standard Webhooks: the event id (same as `id`), the same at every retry and redelivery. */
         'webhook-id': string;
         /** @description Standard Webhooks: Unix seconds of this attempt, the same value as `X-Svc-Timestamp`. */

@@ -80,6 +80,13 @@ export function webhookOperations(): Record<string, unknown> {
                 format: 'uuid',
               }),
               headerParam(
+                'X-Svc-Subscription-Id',
+                'The subscription this delivery is for (`sub_…`), on every delivery, retry, redelivery and test ' +
+                  'event: with several subscriptions to one URL, verify with the secret of this one. Not signed: ' +
+                  'a changed id picks a secret the signature does not match.',
+                { type: 'string', pattern: '^sub_[0-9a-f]{24}$' },
+              ),
+              headerParam(
                 'webhook-id',
                 'Standard Webhooks: the event id (same as `id`), the same at every retry and redelivery.',
                 { type: 'string', format: 'uuid' },
