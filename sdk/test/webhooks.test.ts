@@ -133,6 +133,84 @@ describe('verifyWebhook against real deliveries', () => {
     );
   });
 
+  it('picks the secret by X-Svc-Subscription-Id for two subscriptions to one URL, and refuses what it must', async () => {
+    const c = await newCustomer(t);
+    const url = `${receiver.url}/two`;
+    const subscribe = async (events: string[]) => {
+      const res = await t.request('POST', '/api/v1/webhook-subscriptions', {
+        key: c.key,
+        body: { url, events },
+      });
+      assert.equal(res.status, 201, res.text);
+      return { id: String(res.body.id), secret: String(res.body.secret) };
+    };
+    const one = await subscribe(['call.completed']);
+    const two = await subscribe(['call.completed', 'call.insight.received']);
+    const { callId } = await callFor(t, c.customerId);
+    await emitEvent(t, c.customerId, callId);
+    await worker.drain();
+    const got = receiver.received.filter((r) => r.body.includes(callId));
+    const to = (id: string) => {
+      const req = got.find((r) => r.headers['x-svc-subscription-id'] === id);
+      assert.ok(req, `delivered to ${id}`);
+      return req;
+    };
+    const secrets = { [one.id]: one.secret, [two.id]: [two.secret, 'whsec_being-rotated-in'] };
+    const verdict = (map: Record<string, string | string[]>, req: ReceivedRequest, change = {}) => {
+      try {
+        verifyWebhook(map, { ...req.headers, ...change }, req.body, { now });
+        return 'accepted';
+      } catch (error) {
+        if (error instanceof WebhookVerificationError) return error.reason;
+        throw error;
+      }
+    };
+    const cases = [
+      { name: 'the first subscription', map: secrets, req: to(one.id), expected: 'accepted' },
+      { name: 'the second (a list of secrets)', map: secrets, req: to(two.id), expected: 'accepted' },
+      {
+        name: 'only the other one held',
+        map: { [two.id]: two.secret },
+        req: to(one.id),
+        expected: 'unknown_subscription',
+      },
+      {
+        name: 'the id changed to the other subscription',
+        map: secrets,
+        req: to(one.id),
+        change: { 'x-svc-subscription-id': two.id },
+        expected: 'signature_mismatch',
+      },
+      {
+        name: 'no subscription header',
+        map: secrets,
+        req: to(one.id),
+        change: { 'x-svc-subscription-id': undefined },
+        expected: 'unknown_subscription',
+      },
+      ...['constructor', '__proto__', 'toString'].map((id) => ({
+        name: `an id of Object.prototype (${id})`,
+        map: secrets,
+        req: to(one.id),
+        change: { 'x-svc-subscription-id': id },
+        expected: 'unknown_subscription',
+      })),
+    ];
+    assert.deepEqual(
+      Object.fromEntries(cases.map((k) => [k.name, verdict(k.map, k.req, k.change)])),
+      Object.fromEntries(cases.map((k) => [k.name, k.expected])),
+    );
+    // One secret, or a list, is used as given, whatever subscription the delivery names.
+    assert.equal(
+      verifyWebhook(one.secret, to(one.id).headers, to(one.id).body, { now }).event,
+      'call.completed',
+    );
+    assert.equal(
+      failure(() => verifyWebhook([two.secret], to(one.id).headers, to(one.id).body, { now })),
+      'signature_mismatch',
+    );
+  });
+
   it('keeps accepting the old secret during a rotation through the -Previous signature', async () => {
     const c = await newCustomer(t);
     const created = await t.request('POST', '/api/v1/webhook-subscriptions', {
