@@ -7,9 +7,11 @@ import { FAVICON_PATH, FAVICON_SVG, REFERENCE_CSS, renderReference } from './ref
 
 export const DOCS_PATH = '/docs';
 
-const documentSchema = z
-  .record(z.string(), z.unknown())
-  .meta({ id: 'OpenApiDocument', description: 'This OpenAPI 3.1 document.' });
+const documentSchema = z.record(z.string(), z.unknown()).meta({
+  id: 'OpenApiDocument',
+  description: 'This OpenAPI 3.1 document.',
+  examples: [{ openapi: '3.1.0', info: { title: 'Voice Assistant Calls API', version: '1.0.0' }, paths: {} }],
+});
 
 /** GET /api/v1/openapi.json: the document, without a key (the guard skips auth for `publicDocs`). */
 export function registerOpenApiDocument(api: FastifyInstance): void {
