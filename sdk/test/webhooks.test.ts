@@ -6,7 +6,7 @@ import { webhookHandler } from '../../examples/webhook-receiver.ts';
 import { standardWebhookHandler } from '../../examples/webhook-receiver-standard.ts';
 import { type ReceivedRequest, type Receiver, startReceiver } from '../../src/testing/receiver.ts';
 import { newCustomer, startTestApp, type TestApp } from '../../src/testing/test-app.ts';
-import { callFor, emitEvent, testWorker } from '../../src/testing/webhook.fixtures.ts';
+import { callFor, emitEvent, subscribe, testWorker } from '../../src/testing/webhook.fixtures.ts';
 import type { DeliveryWorker } from '../../src/webhooks/delivery-worker.ts';
 import {
   verifyWebhook,
@@ -136,16 +136,8 @@ describe('verifyWebhook against real deliveries', () => {
   it('picks the secret by X-Svc-Subscription-Id for two subscriptions to one URL, and refuses what it must', async () => {
     const c = await newCustomer(t);
     const url = `${receiver.url}/two`;
-    const subscribe = async (events: string[]) => {
-      const res = await t.request('POST', '/api/v1/webhook-subscriptions', {
-        key: c.key,
-        body: { url, events },
-      });
-      assert.equal(res.status, 201, res.text);
-      return { id: String(res.body.id), secret: String(res.body.secret) };
-    };
-    const one = await subscribe(['call.completed']);
-    const two = await subscribe(['call.completed', 'call.insight.received']);
+    const one = await subscribe(t, c, url, ['call.completed']);
+    const two = await subscribe(t, c, url, ['call.completed', 'call.insight.received']);
     const { callId } = await callFor(t, c.customerId);
     await emitEvent(t, c.customerId, callId);
     await worker.drain();

@@ -1,9 +1,9 @@
 import assert from 'node:assert/strict';
-import { existsSync, mkdirSync } from 'node:fs';
+import { mkdirSync } from 'node:fs';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { after, before, describe, it } from 'node:test';
-import { type Browser, type BrowserContext, chromium, type Page } from 'playwright-core';
+import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { insertCalls } from '../calls/calls.repository.ts';
 import { utcDay } from '../clock.ts';
 import { generateCalls } from '../demo/call-generator.ts';
@@ -11,6 +11,7 @@ import { insertInsights } from '../lifecycle/lifecycle.repository.ts';
 import { insertReservation } from '../outbound/spend.repository.ts';
 import { checkE164 } from '../phone.ts';
 import { rng } from '../provider/random.ts';
+import { launchBrowser, skipWithoutBrowser } from '../testing/browser.ts';
 import { TEST_PASSWORD } from '../testing/dashboard.fixtures.ts';
 import { type Receiver, startReceiver } from '../testing/receiver.ts';
 import { newCustomer, startTestApp, type TestApp, type TestCustomer } from '../testing/test-app.ts';
@@ -24,10 +25,7 @@ import { FAILURE_FOLD_MS } from '../webhooks/failure-streak.ts';
  * The dashboard end to end in a real headless Chromium (Debian's package, driven by playwright-core).
  * One browser for the file; the steps run in order on one page, like a customer's session.
  */
-const CHROMIUM = '/usr/bin/chromium';
-const skip = existsSync(CHROMIUM)
-  ? false
-  : `${CHROMIUM} not found: browser tests skipped (install it with scripts/install-browser.sh)`;
+const skip = skipWithoutBrowser;
 const SHOTS = new URL('../../test-artifacts/dashboard/', import.meta.url);
 const SERVER_SECRET = 'browser-test-secret-0123456789abcdefgh';
 const WIDE = { width: 1280, height: 860 };
@@ -83,18 +81,7 @@ describe('dashboard in a real browser', { skip }, () => {
     });
     await new Promise<void>((resolve) => evil.listen(0, '127.0.0.1', resolve));
     evilUrl = `http://localhost:${(evil.address() as AddressInfo).port}/`;
-    browser = await chromium.launch({
-      executablePath: CHROMIUM,
-      args: [
-        '--headless',
-        '--no-sandbox',
-        '--disable-gpu',
-        '--disable-background-networking',
-        '--disable-component-update',
-        '--disable-sync',
-        '--no-first-run',
-      ],
-    });
+    browser = await launchBrowser();
     context = await browser.newContext({ ignoreHTTPSErrors: true, viewport: WIDE });
     await context.grantPermissions(['clipboard-read', 'clipboard-write'], { origin: t.url });
     page = await context.newPage();

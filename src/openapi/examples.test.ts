@@ -32,7 +32,14 @@ function strings(value: unknown, where = ''): [string, string][] {
   return [];
 }
 
-describe('the examples of the OpenAPI document', () => {
+/** One section of the page, by anchor. */
+const section = (html: string, id: string): string => {
+  const start = html.indexOf(`<section class="op" id="${id}"`);
+  assert.ok(start >= 0, `${id} is on the page`);
+  return html.slice(start, html.indexOf('</section>', start));
+};
+
+describe('the examples of the OpenAPI document and of the page at /docs', () => {
   let t: TestApp;
   let doc: Json;
   before(async () => {
@@ -120,6 +127,27 @@ describe('the examples of the OpenAPI document', () => {
       checked++;
     }
     assert.ok(checked >= 40, `${checked} examples checked`);
+  });
+
+  it('shows for every operation a curl and an SDK example and a response example; for every event a payload', async () => {
+    const page = await t.request('GET', '/docs');
+    assert.equal(page.status, 200);
+    for (const { op } of operationsOf(doc)) {
+      const html = section(page.text, str(op.operationId));
+      assert.match(
+        html,
+        /<h4>Example request<\/h4><figure class="sample"><figcaption>curl<\/figcaption><pre tabindex="0"><code>curl /,
+      );
+      assert.match(
+        html,
+        /<figcaption>SDK<\/figcaption><pre tabindex="0"><code>import \{ VoiceCallsClient \}/,
+      );
+      assert.match(html, /<h4>Example response<\/h4><figure class="sample"><figcaption>2\d\d /);
+    }
+    for (const event of Object.values(isObject(doc.webhooks) ? doc.webhooks : {})) {
+      const post = isObject(event) && isObject(event.post) ? event.post : {};
+      assert.match(section(page.text, `event-${str(post.operationId)}`), /<h4>Example payload<\/h4>/);
+    }
   });
 
   it('no example holds a value made up from a bare type ("string"): every such schema carries its own', () => {

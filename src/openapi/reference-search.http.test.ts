@@ -1,7 +1,6 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { startTestApp, type TestApp } from '../testing/test-app.ts';
-import { isObject, type Json, operationsOf, str } from './json.ts';
 
 /** The CSP of /docs before search and examples came: they must not need it loosened. */
 const CSP = "default-src 'none'; style-src 'self'; img-src 'self'; base-uri 'none'; frame-ancestors 'none'";
@@ -10,42 +9,12 @@ const CSP = "default-src 'none'; style-src 'self'; img-src 'self'; base-uri 'non
 const sectionsOf = (html: string): string[] =>
   [...html.matchAll(/<section class="(?:op|schema)" id="([^"]+)"/g)].map((m) => m[1] ?? '');
 
-/** One section of the page, by anchor. */
-const section = (html: string, id: string): string => {
-  const start = html.indexOf(`<section class="op" id="${id}"`);
-  assert.ok(start >= 0, `${id} is on the page`);
-  return html.slice(start, html.indexOf('</section>', start));
-};
-
-describe('the API reference at /docs: examples and search, without script, under the strict CSP', () => {
+describe('the search of the API reference at /docs, without script, under the strict CSP', () => {
   let t: TestApp;
-  let doc: Json;
   before(async () => {
     t = await startTestApp();
-    doc = (await t.request('GET', '/api/v1/openapi.json')).body;
   });
   after(() => t.close());
-
-  it('shows for every operation a curl and an SDK example and a response example; for every event a payload', async () => {
-    const page = await t.request('GET', '/docs');
-    assert.equal(page.status, 200);
-    for (const { op } of operationsOf(doc)) {
-      const html = section(page.text, str(op.operationId));
-      assert.match(
-        html,
-        /<h4>Example request<\/h4><figure class="sample"><figcaption>curl<\/figcaption><pre tabindex="0"><code>curl /,
-      );
-      assert.match(
-        html,
-        /<figcaption>SDK<\/figcaption><pre tabindex="0"><code>import \{ VoiceCallsClient \}/,
-      );
-      assert.match(html, /<h4>Example response<\/h4><figure class="sample"><figcaption>2\d\d /);
-    }
-    for (const event of Object.values(isObject(doc.webhooks) ? doc.webhooks : {})) {
-      const post = isObject(event) && isObject(event.post) ? event.post : {};
-      assert.match(section(page.text, `event-${str(post.operationId)}`), /<h4>Example payload<\/h4>/);
-    }
-  });
 
   it('answers ?q= with what matches it, and leaves out what does not', async () => {
     const cases: { q: string; shows: string[]; hides: string[] }[] = [
@@ -86,8 +55,8 @@ describe('the API reference at /docs: examples and search, without script, under
     }
     const fields = await t.request('GET', '/docs?q=external_id');
     assert.match(
-      section(fields.text, 'listCalls'),
-      /Matching fields: <code>data\[\]\.<wbr>external_id<\/code>/,
+      fields.text,
+      /id="listCalls"(?:(?!<\/section>)[\s\S])*Matching fields: <code>data\[\]\.<wbr>external_id<\/code>/,
     );
     const everything = await t.request('GET', '/docs?q=%20%20');
     assert.equal(

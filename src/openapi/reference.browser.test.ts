@@ -1,7 +1,8 @@
 import assert from 'node:assert/strict';
-import { existsSync, mkdirSync } from 'node:fs';
+import { mkdirSync } from 'node:fs';
 import { after, before, describe, it } from 'node:test';
-import { type Browser, chromium, type Page } from 'playwright-core';
+import type { Browser, Page } from 'playwright-core';
+import { launchBrowser, skipWithoutBrowser } from '../testing/browser.ts';
 import { startTestApp, type TestApp } from '../testing/test-app.ts';
 
 /**
@@ -9,30 +10,15 @@ import { startTestApp, type TestApp } from '../testing/test-app.ts';
  * off: the search is a plain form the server answers, so both must behave the same, and the strict CSP must
  * never have to refuse anything.
  */
-const CHROMIUM = '/usr/bin/chromium';
-const skip = existsSync(CHROMIUM)
-  ? false
-  : `${CHROMIUM} not found: browser tests skipped (install it with scripts/install-browser.sh)`;
 const SHOTS = new URL('../../test-artifacts/docs/', import.meta.url);
 
-describe('the reference at /docs in a real browser', { skip }, () => {
+describe('the reference at /docs in a real browser', { skip: skipWithoutBrowser }, () => {
   let t: TestApp;
   let browser: Browser;
   before(async () => {
     mkdirSync(SHOTS, { recursive: true });
     t = await startTestApp();
-    browser = await chromium.launch({
-      executablePath: CHROMIUM,
-      args: [
-        '--headless',
-        '--no-sandbox',
-        '--disable-gpu',
-        '--disable-background-networking',
-        '--disable-component-update',
-        '--disable-sync',
-        '--no-first-run',
-      ],
-    });
+    browser = await launchBrowser();
   });
   after(async () => {
     await browser?.close();

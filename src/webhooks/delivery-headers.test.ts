@@ -5,7 +5,7 @@ import { Webhook } from 'standardwebhooks';
 import { createSecretBox } from '../crypto/secret-box.ts';
 import { type Receiver, startReceiver } from '../testing/receiver.ts';
 import { newCustomer, startTestApp, type TestApp } from '../testing/test-app.ts';
-import { callFor, emitEvent, testWorker } from '../testing/webhook.fixtures.ts';
+import { callFor, emitEvent, subscribe, testWorker } from '../testing/webhook.fixtures.ts';
 import { deliveryHeaders } from './delivery-headers.ts';
 import type { DeliveryWorker } from './delivery-worker.ts';
 
@@ -168,16 +168,8 @@ describe('headers of real deliveries', () => {
   it('name their subscription on every kind of delivery, so a receiver with two subscriptions to one URL picks the secret', async () => {
     const c = await newCustomer(t);
     const url = `${receiver.url}/two/${c.customerId}`;
-    const subscribe = async (events: string[]) => {
-      const res = await t.request('POST', '/api/v1/webhook-subscriptions', {
-        key: c.key,
-        body: { url, events },
-      });
-      assert.equal(res.status, 201, res.text);
-      return { id: String(res.body.id), secret: String(res.body.secret) };
-    };
-    const first = await subscribe(['call.completed']);
-    const second = await subscribe(['call.completed', 'call.insight.received']);
+    const first = await subscribe(t, c, url, ['call.completed']);
+    const second = await subscribe(t, c, url, ['call.completed', 'call.insight.received']);
     const secrets = new Map([first, second].map((s) => [s.id, s.secret]));
     /** What each kind of delivery sent, and the subscriptions it was for. */
     const phases: { kind: string; expected: string[]; got: typeof receiver.received }[] = [];
