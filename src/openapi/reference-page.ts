@@ -1,5 +1,5 @@
 import { isObject, type Json, METHODS, str } from './json.ts';
-import { MAX_QUERY_LENGTH, type SearchHits } from './reference-search.ts';
+import { anchor, MAX_QUERY_LENGTH, type SearchHits } from './reference-search.ts';
 
 /**
  * The API reference as one server-rendered HTML page, made from the OpenAPI document itself: no CDN, no
@@ -38,8 +38,6 @@ export function markdown(text: string): string {
     })
     .join('\n');
 }
-
-export const anchor = (s: string) => s.replace(/[^A-Za-z0-9_-]+/g, '-');
 
 /** Escaped, with a line-break opportunity after each `/` and `.`: long paths and field names wrap there. */
 export const breakable = (s: string): string => escapeHtml(s).replace(/([/.])/g, '$1<wbr>');

@@ -11,7 +11,8 @@ type Indexed = Entry & { haystack: string };
 /** What a search found: the anchor of each operation, event and schema that matches, with its matching fields. */
 export type SearchHits = Map<string, string[]>;
 
-const anchor = (s: string) => s.replace(/[^A-Za-z0-9_-]+/g, '-');
+/** The id of an element of the reference page: what a link's `#…` and a search hit name. */
+export const anchor = (s: string) => s.replace(/[^A-Za-z0-9_-]+/g, '-');
 
 /** The fields of a schema by path (`data[].external_id`), through `$ref`s, each with its description. */
 function fieldsOf(doc: Json, schema: unknown, prefix = '', seen = new Set<unknown>()): Entry['fields'] {
