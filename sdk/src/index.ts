@@ -10,6 +10,7 @@ export { ProblemError, type ProblemIssue } from './errors.ts';
 export { RETRY_DEFAULTS, type RetryOptions } from './retry.ts';
 export type * from './types.ts';
 export {
+  type SecretsBySubscription,
   type VerifyOptions,
   verifyWebhook,
   type WebhookFailure,

@@ -476,12 +476,20 @@ export interface components {
     AssistantsPage: {
       data: components['schemas']['Assistant'][];
       pagination: {
+        /** @example 50 */
         limit: number;
+        /** @example 0 */
         offset: number;
-        /** @description Assistants matching the request, across all pages. */
+        /**
+         * @description Assistants matching the request, across all pages.
+         * @example 3
+         */
         total: number;
       };
-      /** @description Additive (spec 4.11): pass as `cursor` to continue after this page; null at the end. */
+      /**
+       * @description Additive (spec 4.11): pass as `cursor` to continue after this page; null at the end.
+       * @example eyJ0IjoxNzk1MjU4ODAwMDAwMDAwLCJpIjoiMWQ1YTNjOWUifQ.q3T9vX2mB0Lr8cJp
+       */
       next_cursor: string | null;
     };
     /**
@@ -608,7 +616,35 @@ export interface components {
       sequence: number;
       data: components['schemas']['CallCompletedData'];
     };
-    /** @description A call with its post-call fields (spec 2.4). */
+    /**
+     * @description A call with its post-call fields (spec 2.4).
+     * @example {
+     *       "id": "1d5a3c9e-8f0b-4e6a-9c2d-7b1e4f3a6c58",
+     *       "direction": "outbound",
+     *       "status": "completed",
+     *       "started_at": "2026-11-21T10:00:00.000Z",
+     *       "answered_at": "2026-11-21T10:00:04.000Z",
+     *       "ended_at": "2026-11-21T10:02:10.000Z",
+     *       "duration_seconds": 126,
+     *       "from_number": "+14155550100",
+     *       "to_number": "+14155550123",
+     *       "assistant_id": "7c0e2b8a-3f4d-4b6e-8a1c-5d9f2e7b3a10",
+     *       "assistant_name": "Front desk",
+     *       "caller_name": null,
+     *       "external_id": "crm-42",
+     *       "variables": {
+     *         "first_name": "Ada"
+     *       },
+     *       "has_transcript": true,
+     *       "recording_available": false,
+     *       "created_at": "2026-11-21T10:00:00.000Z",
+     *       "summary": "The caller booked a table for two on Friday at 19:00.",
+     *       "disconnect_reason": "caller_hangup",
+     *       "conversation_id": "conv_8f2a61c0",
+     *       "cost": 0.2716,
+     *       "billable_seconds": 126
+     *     }
+     */
     CallDetail: {
       /** Format: uuid */
       id: string;
@@ -665,7 +701,7 @@ export interface components {
       created_at: string;
       /** @description AI summary of the conversation; null until ready. */
       summary: string | null;
-      /** @description Why the call ended, e.g. `caller_hung_up`; null while in progress. */
+      /** @description Why the call ended, e.g. `caller_hangup`; null while in progress. */
       disconnect_reason: string | null;
       /** @description The provider's conversation id. */
       conversation_id: string | null;
@@ -720,7 +756,10 @@ export interface components {
     };
     CallsPage: {
       data: components['schemas']['Call'][];
-      /** @description Pass as `cursor` for the next page; null at the end. */
+      /**
+       * @description Pass as `cursor` for the next page; null at the end.
+       * @example eyJ0IjoxNzk1MjU4ODAwMDAwMDAwLCJpIjoiMWQ1YTNjOWUifQ.q3T9vX2mB0Lr8cJp
+       */
       next_cursor: string | null;
     };
     CallTranscriptReadyData: {
@@ -765,10 +804,21 @@ export interface components {
       sequence: number;
       data: components['schemas']['CallTranscriptReadyData'];
     };
+    /**
+     * @example {
+     *       "challenge": "f3b1c2d4e5"
+     *     }
+     */
     Challenge: {
       /** @description The `challenge` query parameter, echoed. */
       challenge: string;
     };
+    /**
+     * @example {
+     *       "id": "sub_0123456789abcdef01234567",
+     *       "deleted": true
+     *     }
+     */
     Deleted: {
       id: string;
       /** @constant */
@@ -809,7 +859,17 @@ export interface components {
       /** @description First 12 characters of the key: safe to log and show. */
       key_prefix: string;
     };
-    /** @description This OpenAPI 3.1 document. */
+    /**
+     * @description This OpenAPI 3.1 document.
+     * @example {
+     *       "openapi": "3.1.0",
+     *       "info": {
+     *         "title": "Voice Assistant Calls API",
+     *         "version": "1.0.0"
+     *       },
+     *       "paths": {}
+     *     }
+     */
     OpenApiDocument: {
       [key: string]: unknown;
     };
@@ -839,6 +899,51 @@ export interface components {
       /** Format: date-time */
       created_at: string;
     };
+    /**
+     * @example {
+     *       "allowed": true,
+     *       "checks": [
+     *         {
+     *           "name": "assistant",
+     *           "passed": true,
+     *           "code": null,
+     *           "detail": null,
+     *           "bound": null
+     *         },
+     *         {
+     *           "name": "number_type",
+     *           "passed": true,
+     *           "code": null,
+     *           "detail": null,
+     *           "bound": null
+     *         },
+     *         {
+     *           "name": "country",
+     *           "passed": true,
+     *           "code": null,
+     *           "detail": null,
+     *           "bound": null
+     *         },
+     *         {
+     *           "name": "spend_cap",
+     *           "passed": true,
+     *           "code": null,
+     *           "detail": null,
+     *           "bound": null
+     *         }
+     *       ],
+     *       "to_number": "+14155550123",
+     *       "country": "US",
+     *       "from_number": "+14155550100",
+     *       "spend": {
+     *         "daily_cap_usd": "100.00",
+     *         "used_today_usd": "12.40",
+     *         "call_estimate_usd": "0.90",
+     *         "remaining_usd": "87.60",
+     *         "resets_at": "2026-11-22T00:00:00.000Z"
+     *       }
+     *     }
+     */
     OutboundDryRun: {
       /** @description True when a real placement would pass every check. */
       allowed: boolean;
@@ -960,10 +1065,32 @@ export interface components {
         message: string;
       }[];
     };
+    /**
+     * @example {
+     *       "scheduled": 1
+     *     }
+     */
     RedeliveryScheduled: {
       /** @description Deliveries queued. */
       scheduled: number;
     };
+    /**
+     * @example {
+     *       "id": "sub_0123456789abcdef01234567",
+     *       "url": "https://example.com/hooks",
+     *       "events": [
+     *         "call.completed",
+     *         "call.transcript.ready"
+     *       ],
+     *       "description": "CRM",
+     *       "is_active": true,
+     *       "created_at": "2026-11-21T10:00:00.000Z",
+     *       "consecutive_failures": 0,
+     *       "disabled_reason": null,
+     *       "secret": "whsec_TmV3IHNlY3JldCwgc2hvd24gb25jZSBvbmx5IGhlcmUh",
+     *       "previous_secret_expires_at": "2026-11-22T10:00:00.000Z"
+     *     }
+     */
     RotatedWebhookSecret: {
       /**
        * @description Prefixed `sub_`.
@@ -1032,6 +1159,15 @@ export interface components {
         }[];
       };
     };
+    /**
+     * @example {
+     *       "status": "pending",
+     *       "call_id": "1d5a3c9e-8f0b-4e6a-9c2d-7b1e4f3a6c58",
+     *       "conversation_id": "conv_8f2a61c0",
+     *       "retry_after_seconds": 10,
+     *       "detail": "The transcript is still settling upstream; it will be pushed as call.transcript.ready, or ask again later."
+     *     }
+     */
     TranscriptPending: {
       /** @constant */
       status: 'pending';
@@ -1043,6 +1179,49 @@ export interface components {
       retry_after_seconds: number;
       detail: string;
     };
+    /**
+     * @example {
+     *       "data": [
+     *         {
+     *           "id": "6f1c2b9e-5d4a-4c3b-9a8f-7e6d5c4b3a21",
+     *           "event": "call.completed",
+     *           "timestamp": "2026-11-21T10:02:15.000Z",
+     *           "sequence": 1,
+     *           "data": {
+     *             "call_id": "1d5a3c9e-8f0b-4e6a-9c2d-7b1e4f3a6c58",
+     *             "status": "completed",
+     *             "duration_seconds": 126
+     *           },
+     *           "call_id": "1d5a3c9e-8f0b-4e6a-9c2d-7b1e4f3a6c58",
+     *           "deliveries": [
+     *             {
+     *               "id": "2b7d4e1a-9c3f-4a8b-b6d5-0e1f2a3b4c5d",
+     *               "subscription_id": "sub_0123456789abcdef01234567",
+     *               "status": "delivered",
+     *               "attempts": 2,
+     *               "next_attempt_at": null,
+     *               "delivered_at": "2026-11-21T10:02:26.000Z",
+     *               "attempt_log": [
+     *                 {
+     *                   "at": "2026-11-21T10:02:15.000Z",
+     *                   "status_code": 503,
+     *                   "latency_ms": 84,
+     *                   "error": "HTTP 503"
+     *                 },
+     *                 {
+     *                   "at": "2026-11-21T10:02:26.000Z",
+     *                   "status_code": 200,
+     *                   "latency_ms": 61,
+     *                   "error": null
+     *                 }
+     *               ]
+     *             }
+     *           ]
+     *         }
+     *       ],
+     *       "next_cursor": null
+     *     }
+     */
     WebhookEventsPage: {
       data: {
         /**
@@ -1122,6 +1301,26 @@ export interface components {
       /** @description Prefixed `whsec_`, then 32 random bytes in standard base64: a Standard Webhooks secret too. Returned only on creation (201), never again. */
       secret?: string;
     };
+    /**
+     * @example {
+     *       "data": [
+     *         {
+     *           "id": "sub_0123456789abcdef01234567",
+     *           "url": "https://example.com/hooks",
+     *           "events": [
+     *             "call.completed",
+     *             "call.transcript.ready"
+     *           ],
+     *           "description": "CRM",
+     *           "is_active": true,
+     *           "created_at": "2026-11-21T10:00:00.000Z",
+     *           "consecutive_failures": 0,
+     *           "disabled_reason": null
+     *         }
+     *       ],
+     *       "has_more": false
+     *     }
+     */
     WebhookSubscriptionsPage: {
       data: components['schemas']['WebhookSubscription'][];
       /** @description True when `page + 1` has more. */
@@ -1170,6 +1369,22 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "customer_id": "0b6a7f0e-2d3c-4e5f-8a9b-1c2d3e4f5a6b",
+           *       "customer_name": "Acme",
+           *       "mode": "live",
+           *       "permissions": {
+           *         "read_assistants": true,
+           *         "read_calls": true,
+           *         "read_analytics": false,
+           *         "outbound_calls": false,
+           *         "manage_webhooks": true,
+           *         "send_sms": false
+           *       },
+           *       "key_prefix": "svc_live_AbC"
+           *     }
+           */
           'application/json': components['schemas']['Identity'];
         };
       };
@@ -1302,6 +1517,31 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "data": [
+           *         {
+           *           "id": "7c0e2b8a-3f4d-4b6e-8a1c-5d9f2e7b3a10",
+           *           "name": "Front desk",
+           *           "description": "Answers the main line and books appointments.",
+           *           "language": "en-US",
+           *           "voice_id": "aria",
+           *           "is_active": true,
+           *           "phone_numbers": [
+           *             "+14155550100"
+           *           ],
+           *           "created_at": "2026-11-01T09:00:00.000Z",
+           *           "updated_at": "2026-11-01T09:00:00.000Z"
+           *         }
+           *       ],
+           *       "pagination": {
+           *         "limit": 50,
+           *         "offset": 0,
+           *         "total": 3
+           *       },
+           *       "next_cursor": "eyJ0IjoxNzk1MjU4ODAwMDAwMDAwLCJpIjoiMWQ1YTNjOWUifQ.q3T9vX2mB0Lr8cJp"
+           *     }
+           */
           'application/json': components['schemas']['AssistantsPage'];
         };
       };
@@ -1454,6 +1694,34 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "data": [
+           *         {
+           *           "id": "1d5a3c9e-8f0b-4e6a-9c2d-7b1e4f3a6c58",
+           *           "direction": "outbound",
+           *           "status": "completed",
+           *           "started_at": "2026-11-21T10:00:00.000Z",
+           *           "answered_at": "2026-11-21T10:00:04.000Z",
+           *           "ended_at": "2026-11-21T10:02:10.000Z",
+           *           "duration_seconds": 126,
+           *           "from_number": "+14155550100",
+           *           "to_number": "+14155550123",
+           *           "assistant_id": "7c0e2b8a-3f4d-4b6e-8a1c-5d9f2e7b3a10",
+           *           "assistant_name": "Front desk",
+           *           "caller_name": null,
+           *           "external_id": "crm-42",
+           *           "variables": {
+           *             "first_name": "Ada"
+           *           },
+           *           "has_transcript": true,
+           *           "recording_available": false,
+           *           "created_at": "2026-11-21T10:00:00.000Z"
+           *         }
+           *       ],
+           *       "next_cursor": "eyJ0IjoxNzk1MjU4ODAwMDAwMDAwLCJpIjoiMWQ1YTNjOWUifQ.q3T9vX2mB0Lr8cJp"
+           *     }
+           */
           'application/json': components['schemas']['CallsPage'];
         };
       };
@@ -1561,6 +1829,7 @@ export interface operations {
       query?: never;
       header?: never;
       path: {
+        /** @example 040f7663-f9ef-4137-a14e-b37a65ca0d65 */
         id: string;
       };
       cookie?: never;
@@ -1577,6 +1846,34 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "id": "1d5a3c9e-8f0b-4e6a-9c2d-7b1e4f3a6c58",
+           *       "direction": "outbound",
+           *       "status": "completed",
+           *       "started_at": "2026-11-21T10:00:00.000Z",
+           *       "answered_at": "2026-11-21T10:00:04.000Z",
+           *       "ended_at": "2026-11-21T10:02:10.000Z",
+           *       "duration_seconds": 126,
+           *       "from_number": "+14155550100",
+           *       "to_number": "+14155550123",
+           *       "assistant_id": "7c0e2b8a-3f4d-4b6e-8a1c-5d9f2e7b3a10",
+           *       "assistant_name": "Front desk",
+           *       "caller_name": null,
+           *       "external_id": "crm-42",
+           *       "variables": {
+           *         "first_name": "Ada"
+           *       },
+           *       "has_transcript": true,
+           *       "recording_available": false,
+           *       "created_at": "2026-11-21T10:00:00.000Z",
+           *       "summary": "The caller booked a table for two on Friday at 19:00.",
+           *       "disconnect_reason": "caller_hangup",
+           *       "conversation_id": "conv_8f2a61c0",
+           *       "cost": 0.2716,
+           *       "billable_seconds": 126
+           *     }
+           */
           'application/json': components['schemas']['CallDetail'];
         };
       };
@@ -1713,6 +2010,12 @@ export interface operations {
     };
     requestBody: {
       content: {
+        /**
+         * @example {
+         *       "assistant_id": "c395c9aa-1d22-4899-af3a-ed22ed52d1d5",
+         *       "to_number": "+14155550123"
+         *     }
+         */
         'application/json': {
           /**
            * Format: uuid
@@ -1752,6 +2055,17 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "id": "1d5a3c9e-8f0b-4e6a-9c2d-7b1e4f3a6c58",
+           *       "status": "queued",
+           *       "to_number": "+14155550123",
+           *       "assistant_id": "7c0e2b8a-3f4d-4b6e-8a1c-5d9f2e7b3a10",
+           *       "from_number": "+14155550100",
+           *       "external_id": "crm-42",
+           *       "created_at": "2026-11-21T10:00:00.000Z"
+           *     }
+           */
           'application/json': components['schemas']['OutboundCall'];
         };
       };
@@ -1983,6 +2297,12 @@ export interface operations {
     };
     requestBody: {
       content: {
+        /**
+         * @example {
+         *       "assistant_id": "c395c9aa-1d22-4899-af3a-ed22ed52d1d5",
+         *       "to_number": "+14155550123"
+         *     }
+         */
         'application/json': {
           /**
            * Format: uuid
@@ -2020,6 +2340,51 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "allowed": true,
+           *       "checks": [
+           *         {
+           *           "name": "assistant",
+           *           "passed": true,
+           *           "code": null,
+           *           "detail": null,
+           *           "bound": null
+           *         },
+           *         {
+           *           "name": "number_type",
+           *           "passed": true,
+           *           "code": null,
+           *           "detail": null,
+           *           "bound": null
+           *         },
+           *         {
+           *           "name": "country",
+           *           "passed": true,
+           *           "code": null,
+           *           "detail": null,
+           *           "bound": null
+           *         },
+           *         {
+           *           "name": "spend_cap",
+           *           "passed": true,
+           *           "code": null,
+           *           "detail": null,
+           *           "bound": null
+           *         }
+           *       ],
+           *       "to_number": "+14155550123",
+           *       "country": "US",
+           *       "from_number": "+14155550100",
+           *       "spend": {
+           *         "daily_cap_usd": "100.00",
+           *         "used_today_usd": "12.40",
+           *         "call_estimate_usd": "0.90",
+           *         "remaining_usd": "87.60",
+           *         "resets_at": "2026-11-22T00:00:00.000Z"
+           *       }
+           *     }
+           */
           'application/json': components['schemas']['OutboundDryRun'];
         };
       };
@@ -2159,6 +2524,7 @@ export interface operations {
       query?: never;
       header?: never;
       path: {
+        /** @example 35ef93f4-8994-4514-a9b5-38859c6c5304 */
         id: string;
       };
       cookie?: never;
@@ -2175,6 +2541,27 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "call_id": "1d5a3c9e-8f0b-4e6a-9c2d-7b1e4f3a6c58",
+           *       "conversation_id": "conv_8f2a61c0",
+           *       "transcript": {
+           *         "full_text": "Assistant: Hello, this is Acme.\nCaller: Hi, I would like to book a table.",
+           *         "segments": [
+           *           {
+           *             "speaker": "assistant",
+           *             "text": "Hello, this is Acme.",
+           *             "timestamp": "2026-11-21T10:00:04.000Z"
+           *           },
+           *           {
+           *             "speaker": "caller",
+           *             "text": "Hi, I would like to book a table.",
+           *             "timestamp": "2026-11-21T10:00:07.500Z"
+           *           }
+           *         ]
+           *       }
+           *     }
+           */
           'application/json': components['schemas']['Transcript'];
         };
       };
@@ -2188,6 +2575,15 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "status": "pending",
+           *       "call_id": "1d5a3c9e-8f0b-4e6a-9c2d-7b1e4f3a6c58",
+           *       "conversation_id": "conv_8f2a61c0",
+           *       "retry_after_seconds": 10,
+           *       "detail": "The transcript is still settling upstream; it will be pushed as call.transcript.ready, or ask again later."
+           *     }
+           */
           'application/json': components['schemas']['TranscriptPending'];
         };
       };
@@ -2327,6 +2723,7 @@ export interface operations {
       query?: never;
       header?: never;
       path: {
+        /** @example 0b3e6eb8-7688-4e83-a66c-86456cb00268 */
         id: string;
       };
       cookie?: never;
@@ -2343,6 +2740,27 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "call_id": "1d5a3c9e-8f0b-4e6a-9c2d-7b1e4f3a6c58",
+           *       "conversation_id": "conv_8f2a61c0",
+           *       "transcript": {
+           *         "full_text": "Assistant: Hello, this is Acme.\nCaller: Hi, I would like to book a table.",
+           *         "segments": [
+           *           {
+           *             "speaker": "assistant",
+           *             "text": "Hello, this is Acme.",
+           *             "timestamp": "2026-11-21T10:00:04.000Z"
+           *           },
+           *           {
+           *             "speaker": "caller",
+           *             "text": "Hi, I would like to book a table.",
+           *             "timestamp": "2026-11-21T10:00:07.500Z"
+           *           }
+           *         ]
+           *       }
+           *     }
+           */
           'application/json': components['schemas']['Transcript'];
         };
       };
@@ -2356,6 +2774,15 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "status": "pending",
+           *       "call_id": "1d5a3c9e-8f0b-4e6a-9c2d-7b1e4f3a6c58",
+           *       "conversation_id": "conv_8f2a61c0",
+           *       "retry_after_seconds": 10,
+           *       "detail": "The transcript is still settling upstream; it will be pushed as call.transcript.ready, or ask again later."
+           *     }
+           */
           'application/json': components['schemas']['TranscriptPending'];
         };
       };
@@ -2513,6 +2940,26 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "data": [
+           *         {
+           *           "id": "sub_0123456789abcdef01234567",
+           *           "url": "https://example.com/hooks",
+           *           "events": [
+           *             "call.completed",
+           *             "call.transcript.ready"
+           *           ],
+           *           "description": "CRM",
+           *           "is_active": true,
+           *           "created_at": "2026-11-21T10:00:00.000Z",
+           *           "consecutive_failures": 0,
+           *           "disabled_reason": null
+           *         }
+           *       ],
+           *       "has_more": false
+           *     }
+           */
           'application/json': components['schemas']['WebhookSubscriptionsPage'];
         };
       };
@@ -2627,6 +3074,14 @@ export interface operations {
     };
     requestBody: {
       content: {
+        /**
+         * @example {
+         *       "url": "https://example.com/hooks",
+         *       "events": [
+         *         "call.completed"
+         *       ]
+         *     }
+         */
         'application/json': {
           /**
            * @description https:// URL on the public internet.
@@ -2656,6 +3111,22 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "id": "sub_0123456789abcdef01234567",
+           *       "url": "https://example.com/hooks",
+           *       "events": [
+           *         "call.completed",
+           *         "call.transcript.ready"
+           *       ],
+           *       "description": "CRM",
+           *       "is_active": true,
+           *       "created_at": "2026-11-21T10:00:00.000Z",
+           *       "consecutive_failures": 0,
+           *       "disabled_reason": null,
+           *       "secret": "whsec_Q2hvb3NlIGEgbG9uZyByYW5kb20gc2VjcmV0IGhlcmU="
+           *     }
+           */
           'application/json': components['schemas']['WebhookSubscription'];
         };
       };
@@ -2669,6 +3140,22 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "id": "sub_0123456789abcdef01234567",
+           *       "url": "https://example.com/hooks",
+           *       "events": [
+           *         "call.completed",
+           *         "call.transcript.ready"
+           *       ],
+           *       "description": "CRM",
+           *       "is_active": true,
+           *       "created_at": "2026-11-21T10:00:00.000Z",
+           *       "consecutive_failures": 0,
+           *       "disabled_reason": null,
+           *       "secret": "whsec_Q2hvb3NlIGEgbG9uZyByYW5kb20gc2VjcmV0IGhlcmU="
+           *     }
+           */
           'application/json': components['schemas']['WebhookSubscription'];
         };
       };
@@ -2682,6 +3169,11 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "challenge": "f3b1c2d4e5"
+           *     }
+           */
           'application/json': components['schemas']['Challenge'];
         };
       };
@@ -2854,6 +3346,12 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "id": "sub_0123456789abcdef01234567",
+           *       "deleted": true
+           *     }
+           */
           'application/json': components['schemas']['Deleted'];
         };
       };
@@ -2994,6 +3492,22 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "id": "sub_0123456789abcdef01234567",
+           *       "url": "https://example.com/hooks",
+           *       "events": [
+           *         "call.completed",
+           *         "call.transcript.ready"
+           *       ],
+           *       "description": "CRM",
+           *       "is_active": true,
+           *       "created_at": "2026-11-21T10:00:00.000Z",
+           *       "consecutive_failures": 0,
+           *       "disabled_reason": null,
+           *       "secret": "whsec_Q2hvb3NlIGEgbG9uZyByYW5kb20gc2VjcmV0IGhlcmU="
+           *     }
+           */
           'application/json': components['schemas']['WebhookSubscription'];
         };
       };
@@ -3134,6 +3648,12 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "id": "sub_0123456789abcdef01234567",
+           *       "deleted": true
+           *     }
+           */
           'application/json': components['schemas']['Deleted'];
         };
       };
@@ -3274,6 +3794,23 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "id": "sub_0123456789abcdef01234567",
+           *       "url": "https://example.com/hooks",
+           *       "events": [
+           *         "call.completed",
+           *         "call.transcript.ready"
+           *       ],
+           *       "description": "CRM",
+           *       "is_active": true,
+           *       "created_at": "2026-11-21T10:00:00.000Z",
+           *       "consecutive_failures": 0,
+           *       "disabled_reason": null,
+           *       "secret": "whsec_TmV3IHNlY3JldCwgc2hvd24gb25jZSBvbmx5IGhlcmUh",
+           *       "previous_secret_expires_at": "2026-11-22T10:00:00.000Z"
+           *     }
+           */
           'application/json': components['schemas']['RotatedWebhookSecret'];
         };
       };
@@ -3449,6 +3986,49 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "data": [
+           *         {
+           *           "id": "6f1c2b9e-5d4a-4c3b-9a8f-7e6d5c4b3a21",
+           *           "event": "call.completed",
+           *           "timestamp": "2026-11-21T10:02:15.000Z",
+           *           "sequence": 1,
+           *           "data": {
+           *             "call_id": "1d5a3c9e-8f0b-4e6a-9c2d-7b1e4f3a6c58",
+           *             "status": "completed",
+           *             "duration_seconds": 126
+           *           },
+           *           "call_id": "1d5a3c9e-8f0b-4e6a-9c2d-7b1e4f3a6c58",
+           *           "deliveries": [
+           *             {
+           *               "id": "2b7d4e1a-9c3f-4a8b-b6d5-0e1f2a3b4c5d",
+           *               "subscription_id": "sub_0123456789abcdef01234567",
+           *               "status": "delivered",
+           *               "attempts": 2,
+           *               "next_attempt_at": null,
+           *               "delivered_at": "2026-11-21T10:02:26.000Z",
+           *               "attempt_log": [
+           *                 {
+           *                   "at": "2026-11-21T10:02:15.000Z",
+           *                   "status_code": 503,
+           *                   "latency_ms": 84,
+           *                   "error": "HTTP 503"
+           *                 },
+           *                 {
+           *                   "at": "2026-11-21T10:02:26.000Z",
+           *                   "status_code": 200,
+           *                   "latency_ms": 61,
+           *                   "error": null
+           *                 }
+           *               ]
+           *             }
+           *           ]
+           *         }
+           *       ],
+           *       "next_cursor": null
+           *     }
+           */
           'application/json': components['schemas']['WebhookEventsPage'];
         };
       };
@@ -3556,12 +4136,18 @@ export interface operations {
       query?: never;
       header?: never;
       path: {
+        /** @example 25613aa3-34fb-481d-a103-d98ea6572327 */
         id: string;
       };
       cookie?: never;
     };
     requestBody?: {
       content: {
+        /**
+         * @example {
+         *       "subscription_id": "sub_0123456789abcdef01234567"
+         *     }
+         */
         'application/json': {
           /** @example sub_0123456789abcdef01234567 */
           subscription_id?: string;
@@ -3579,6 +4165,11 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "scheduled": 1
+           *     }
+           */
           'application/json': components['schemas']['RedeliveryScheduled'];
         };
       };
@@ -3741,6 +4332,11 @@ export interface operations {
     };
     requestBody: {
       content: {
+        /**
+         * @example {
+         *       "since": "2026-11-21T00:00:00Z"
+         *     }
+         */
         'application/json': {
           /**
            * Format: date-time
@@ -3761,6 +4357,11 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "scheduled": 1
+           *     }
+           */
           'application/json': components['schemas']['RedeliveryScheduled'];
         };
       };
@@ -3930,6 +4531,16 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "openapi": "3.1.0",
+           *       "info": {
+           *         "title": "Voice Assistant Calls API",
+           *         "version": "1.0.0"
+           *       },
+           *       "paths": {}
+           *     }
+           */
           'application/json': components['schemas']['OpenApiDocument'];
         };
       };
@@ -3999,6 +4610,8 @@ export interface operations {
         'X-Svc-Event-Id': string;
         /** @description This delivery; a redelivery gets a new one. */
         'X-Svc-Delivery': string;
+        /** @description The subscription this delivery is for (`sub_…`), on every delivery, retry, redelivery and test event: with several subscriptions to one URL, verify with the secret of this one. Not signed: a changed id picks a secret the signature does not match. */
+        'X-Svc-Subscription-Id': string;
         /** @description Standard Webhooks: the event id (same as `id`), the same at every retry and redelivery. */
         'webhook-id': string;
         /** @description Standard Webhooks: Unix seconds of this attempt, the same value as `X-Svc-Timestamp`. */
@@ -4011,6 +4624,28 @@ export interface operations {
     };
     requestBody: {
       content: {
+        /**
+         * @example {
+         *       "id": "6f1c2b9e-5d4a-4c3b-9a8f-7e6d5c4b3a21",
+         *       "event": "call.completed",
+         *       "timestamp": "2026-11-21T10:02:15.000Z",
+         *       "sequence": 1,
+         *       "data": {
+         *         "call_id": "1d5a3c9e-8f0b-4e6a-9c2d-7b1e4f3a6c58",
+         *         "assistant_id": "7c0e2b8a-3f4d-4b6e-8a1c-5d9f2e7b3a10",
+         *         "duration_seconds": 95,
+         *         "direction": "incoming",
+         *         "from": "+14155550123",
+         *         "to": "+14155550100",
+         *         "cost": 0.12,
+         *         "status": "completed",
+         *         "started_at": "2026-11-21T10:00:40.000Z",
+         *         "ended_at": "2026-11-21T10:02:15.000Z",
+         *         "conversation_id": "conv_8f2a61c0",
+         *         "disconnect_reason": "caller_hangup"
+         *       }
+         *     }
+         */
         'application/json': components['schemas']['CallCompletedEvent'];
       };
     };
@@ -4047,6 +4682,8 @@ export interface operations {
         'X-Svc-Event-Id': string;
         /** @description This delivery; a redelivery gets a new one. */
         'X-Svc-Delivery': string;
+        /** @description The subscription this delivery is for (`sub_…`), on every delivery, retry, redelivery and test event: with several subscriptions to one URL, verify with the secret of this one. Not signed: a changed id picks a secret the signature does not match. */
+        'X-Svc-Subscription-Id': string;
         /** @description Standard Webhooks: the event id (same as `id`), the same at every retry and redelivery. */
         'webhook-id': string;
         /** @description Standard Webhooks: Unix seconds of this attempt, the same value as `X-Svc-Timestamp`. */
@@ -4059,6 +4696,32 @@ export interface operations {
     };
     requestBody: {
       content: {
+        /**
+         * @example {
+         *       "id": "0c9d8e7f-6a5b-4c3d-9e2f-1a0b9c8d7e6f",
+         *       "event": "call.insight.received",
+         *       "timestamp": "2026-11-21T10:02:15.000Z",
+         *       "sequence": 1,
+         *       "data": {
+         *         "call_id": "1d5a3c9e-8f0b-4e6a-9c2d-7b1e4f3a6c58",
+         *         "assistant_id": "7c0e2b8a-3f4d-4b6e-8a1c-5d9f2e7b3a10",
+         *         "duration_seconds": 95,
+         *         "from": "+14155550123",
+         *         "to": "+14155550100",
+         *         "started_at": "2026-11-21T10:00:40.000Z",
+         *         "insights": [
+         *           {
+         *             "name": "sentiment",
+         *             "result": "positive"
+         *           },
+         *           {
+         *             "name": "appointment_booked",
+         *             "result": true
+         *           }
+         *         ]
+         *       }
+         *     }
+         */
         'application/json': components['schemas']['CallInsightReceivedEvent'];
       };
     };
@@ -4095,6 +4758,8 @@ export interface operations {
         'X-Svc-Event-Id': string;
         /** @description This delivery; a redelivery gets a new one. */
         'X-Svc-Delivery': string;
+        /** @description The subscription this delivery is for (`sub_…`), on every delivery, retry, redelivery and test event: with several subscriptions to one URL, verify with the secret of this one. Not signed: a changed id picks a secret the signature does not match. */
+        'X-Svc-Subscription-Id': string;
         /** @description Standard Webhooks: the event id (same as `id`), the same at every retry and redelivery. */
         'webhook-id': string;
         /** @description Standard Webhooks: Unix seconds of this attempt, the same value as `X-Svc-Timestamp`. */
@@ -4107,6 +4772,38 @@ export interface operations {
     };
     requestBody: {
       content: {
+        /**
+         * @example {
+         *       "id": "5e4d3c2b-1a09-4f8e-8d7c-6b5a49382716",
+         *       "event": "call.transcript.ready",
+         *       "timestamp": "2026-11-21T10:02:15.000Z",
+         *       "sequence": 1,
+         *       "data": {
+         *         "call_id": "1d5a3c9e-8f0b-4e6a-9c2d-7b1e4f3a6c58",
+         *         "assistant_id": "7c0e2b8a-3f4d-4b6e-8a1c-5d9f2e7b3a10",
+         *         "duration_seconds": 95,
+         *         "conversation_id": "conv_8f2a61c0",
+         *         "language": "en-US",
+         *         "transcript": {
+         *           "format": "segments",
+         *           "segments": [
+         *             {
+         *               "role": "assistant",
+         *               "text": "Hello, how can I help?",
+         *               "ts": "2026-11-21T10:00:40.000Z"
+         *             },
+         *             {
+         *               "role": "user",
+         *               "text": "This is a test.",
+         *               "ts": "2026-11-21T10:02:15.000Z"
+         *             }
+         *           ],
+         *           "plain_text": "Assistant: Hello, how can I help?\nCaller: This is a test."
+         *         },
+         *         "truncated": false
+         *       }
+         *     }
+         */
         'application/json': components['schemas']['CallTranscriptReadyEvent'];
       };
     };

@@ -9,7 +9,8 @@ export type WebhookFailure =
   | 'invalid_signature_format'
   | 'signature_mismatch'
   | 'invalid_body'
-  | 'event_mismatch';
+  | 'event_mismatch'
+  | 'unknown_subscription';
 
 /** Why a delivery was refused. Answer it with 400 (or 401); never process the body. */
 export class WebhookVerificationError extends Error {
@@ -25,6 +26,12 @@ export class WebhookVerificationError extends Error {
 export type WebhookHeaders =
   | { get(name: string): string | null }
   | Record<string, string | string[] | undefined>;
+
+/**
+ * Each subscription's secret by its id (`sub_…`), for a URL that several subscriptions post to: every delivery
+ * names its subscription in `X-Svc-Subscription-Id`. A list of secrets for one id while you rotate yours.
+ */
+export type SecretsBySubscription = Readonly<Record<string, string | readonly string[]>>;
 
 export type VerifyOptions = {
   /** Largest accepted distance between X-Svc-Timestamp and now (default 300 s, spec 6.3). */
@@ -43,20 +50,48 @@ function header(headers: WebhookHeaders, name: string): string | undefined {
 
 const SIGNATURE_RE = /^[0-9a-f]{64}$/;
 
+const isList = (v: unknown): v is readonly string[] => Array.isArray(v);
+const listOf = (v: string | readonly string[]): string[] => (isList(v) ? [...v] : [v]);
+
+/**
+ * The secrets to check a delivery with: those given, or the ones of the subscription it names. The header is not
+ * signed, and needs no signature: a changed id only picks another of your secrets, which the signature fails.
+ */
+function secretsFor(
+  secret: string | readonly string[] | SecretsBySubscription,
+  headers: WebhookHeaders,
+): string[] {
+  if (typeof secret === 'string' || isList(secret)) return listOf(secret);
+  const id = header(headers, 'x-svc-subscription-id');
+  if (id === undefined) {
+    throw new WebhookVerificationError('unknown_subscription', 'X-Svc-Subscription-Id is missing.');
+  }
+  const chosen = Object.hasOwn(secret, id) ? secret[id] : undefined;
+  if (chosen === undefined) {
+    throw new WebhookVerificationError(
+      'unknown_subscription',
+      'X-Svc-Subscription-Id names a subscription you hold no secret for.',
+    );
+  }
+  return listOf(chosen);
+}
+
 /**
  * Checks a delivery and returns its event: X-Svc-Timestamp within the tolerance, and X-Svc-Signature-256
  * (or, during a secret rotation, X-Svc-Signature-256-Previous) equal, in constant time, to the hex
- * HMAC-SHA256 of `<timestamp>.<raw body>` under `secret`. Pass several secrets while you rotate yours.
+ * HMAC-SHA256 of `<timestamp>.<raw body>` under `secret`. Pass several secrets while you rotate yours, or
+ * each subscription's secret by its id when several subscriptions post to one URL (`SecretsBySubscription`:
+ * the delivery's `X-Svc-Subscription-Id` picks the secret; a subscription not in it is `unknown_subscription`).
  * `rawBody` must be the bytes as received: parse JSON only after this succeeds.
  * Throws WebhookVerificationError with a `reason`.
  */
 export function verifyWebhook(
-  secret: string | readonly string[],
+  secret: string | readonly string[] | SecretsBySubscription,
   headers: WebhookHeaders,
   rawBody: string | Uint8Array,
   options: VerifyOptions = {},
 ): WebhookEvent {
-  const secrets = (typeof secret === 'string' ? [secret] : [...secret]).filter((s) => s.length > 0);
+  const secrets = secretsFor(secret, headers).filter((s) => s.length > 0);
   if (secrets.length === 0) throw new TypeError('verifyWebhook needs the subscription secret (whsec_…)');
   const tolerance = options.toleranceSeconds ?? 300;
 

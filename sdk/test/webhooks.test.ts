@@ -6,7 +6,7 @@ import { webhookHandler } from '../../examples/webhook-receiver.ts';
 import { standardWebhookHandler } from '../../examples/webhook-receiver-standard.ts';
 import { type ReceivedRequest, type Receiver, startReceiver } from '../../src/testing/receiver.ts';
 import { newCustomer, startTestApp, type TestApp } from '../../src/testing/test-app.ts';
-import { callFor, emitEvent, testWorker } from '../../src/testing/webhook.fixtures.ts';
+import { callFor, emitEvent, subscribe, testWorker } from '../../src/testing/webhook.fixtures.ts';
 import type { DeliveryWorker } from '../../src/webhooks/delivery-worker.ts';
 import {
   verifyWebhook,
@@ -129,6 +129,76 @@ describe('verifyWebhook against real deliveries', () => {
     const moved = String(Number(headers['x-svc-timestamp']) + 1);
     assert.equal(
       failure(() => verifyWebhook(secret, h({ 'x-svc-timestamp': moved }), body, { now })),
+      'signature_mismatch',
+    );
+  });
+
+  it('picks the secret by X-Svc-Subscription-Id for two subscriptions to one URL, and refuses what it must', async () => {
+    const c = await newCustomer(t);
+    const url = `${receiver.url}/two`;
+    const one = await subscribe(t, c, url, ['call.completed']);
+    const two = await subscribe(t, c, url, ['call.completed', 'call.insight.received']);
+    const { callId } = await callFor(t, c.customerId);
+    await emitEvent(t, c.customerId, callId);
+    await worker.drain();
+    const got = receiver.received.filter((r) => r.body.includes(callId));
+    const to = (id: string) => {
+      const req = got.find((r) => r.headers['x-svc-subscription-id'] === id);
+      assert.ok(req, `delivered to ${id}`);
+      return req;
+    };
+    const secrets = { [one.id]: one.secret, [two.id]: [two.secret, 'whsec_being-rotated-in'] };
+    const verdict = (map: Record<string, string | string[]>, req: ReceivedRequest, change = {}) => {
+      try {
+        verifyWebhook(map, { ...req.headers, ...change }, req.body, { now });
+        return 'accepted';
+      } catch (error) {
+        if (error instanceof WebhookVerificationError) return error.reason;
+        throw error;
+      }
+    };
+    const cases = [
+      { name: 'the first subscription', map: secrets, req: to(one.id), expected: 'accepted' },
+      { name: 'the second (a list of secrets)', map: secrets, req: to(two.id), expected: 'accepted' },
+      {
+        name: 'only the other one held',
+        map: { [two.id]: two.secret },
+        req: to(one.id),
+        expected: 'unknown_subscription',
+      },
+      {
+        name: 'the id changed to the other subscription',
+        map: secrets,
+        req: to(one.id),
+        change: { 'x-svc-subscription-id': two.id },
+        expected: 'signature_mismatch',
+      },
+      {
+        name: 'no subscription header',
+        map: secrets,
+        req: to(one.id),
+        change: { 'x-svc-subscription-id': undefined },
+        expected: 'unknown_subscription',
+      },
+      ...['constructor', '__proto__', 'toString'].map((id) => ({
+        name: `an id of Object.prototype (${id})`,
+        map: secrets,
+        req: to(one.id),
+        change: { 'x-svc-subscription-id': id },
+        expected: 'unknown_subscription',
+      })),
+    ];
+    assert.deepEqual(
+      Object.fromEntries(cases.map((k) => [k.name, verdict(k.map, k.req, k.change)])),
+      Object.fromEntries(cases.map((k) => [k.name, k.expected])),
+    );
+    // One secret, or a list, is used as given, whatever subscription the delivery names.
+    assert.equal(
+      verifyWebhook(one.secret, to(one.id).headers, to(one.id).body, { now }).event,
+      'call.completed',
+    );
+    assert.equal(
+      failure(() => verifyWebhook([two.secret], to(one.id).headers, to(one.id).body, { now })),
       'signature_mismatch',
     );
   });

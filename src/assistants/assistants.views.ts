@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import type { AssistantRow } from '../db/tables/assistants.table.ts';
+import { CURSOR_EXAMPLE } from '../pagination/cursor.ts';
 
 /** Spec 2.2. */
 export const assistantSchema = z
@@ -39,13 +40,26 @@ export const assistantsPageSchema = z
   .object({
     data: z.array(assistantSchema),
     pagination: z.object({
-      limit: z.number().int(),
-      offset: z.number().int(),
-      total: z.number().int().meta({ description: 'Assistants matching the request, across all pages.' }),
+      limit: z
+        .number()
+        .int()
+        .meta({ examples: [50] }),
+      offset: z
+        .number()
+        .int()
+        .meta({ examples: [0] }),
+      total: z
+        .number()
+        .int()
+        .meta({ description: 'Assistants matching the request, across all pages.', examples: [3] }),
     }),
-    next_cursor: z.string().nullable().meta({
-      description: 'Additive (spec 4.11): pass as `cursor` to continue after this page; null at the end.',
-    }),
+    next_cursor: z
+      .string()
+      .nullable()
+      .meta({
+        description: 'Additive (spec 4.11): pass as `cursor` to continue after this page; null at the end.',
+        examples: [CURSOR_EXAMPLE],
+      }),
   })
   .meta({ id: 'AssistantsPage' });
 export type AssistantsPage = z.output<typeof assistantsPageSchema>;

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { CURSOR_EXAMPLE } from '../pagination/cursor.ts';
 import { CALL_STATUSES, type CallStatus } from './call-status.ts';
 import type { CallDetailRow, CallListRow } from './calls.read.repository.ts';
 
@@ -6,6 +7,26 @@ type CallFields = Omit<CallListRow, 'position_micros'>;
 
 const timestamp = (description: string) => z.string().meta({ format: 'date-time', description });
 const e164 = (description: string) => z.string().meta({ description, examples: ['+14155550100'] });
+
+const CALL_EXAMPLE = {
+  id: '1d5a3c9e-8f0b-4e6a-9c2d-7b1e4f3a6c58',
+  direction: 'outbound',
+  status: 'completed',
+  started_at: '2026-11-21T10:00:00.000Z',
+  answered_at: '2026-11-21T10:00:04.000Z',
+  ended_at: '2026-11-21T10:02:10.000Z',
+  duration_seconds: 126,
+  from_number: '+14155550100',
+  to_number: '+14155550123',
+  assistant_id: '7c0e2b8a-3f4d-4b6e-8a1c-5d9f2e7b3a10',
+  assistant_name: 'Front desk',
+  caller_name: null,
+  external_id: 'crm-42',
+  variables: { first_name: 'Ada' },
+  has_transcript: true,
+  recording_available: false,
+  created_at: '2026-11-21T10:00:00.000Z',
+};
 
 /** GET /calls item (spec 2.3). Every field is always present; unknown values are null. */
 export const callSchema = z
@@ -44,27 +65,7 @@ export const callSchema = z
   .meta({
     id: 'Call',
     description: 'A call, inbound or outbound (spec 2.3). Clients ignore unknown fields.',
-    examples: [
-      {
-        id: '1d5a3c9e-8f0b-4e6a-9c2d-7b1e4f3a6c58',
-        direction: 'outbound',
-        status: 'completed',
-        started_at: '2026-11-21T10:00:00.000Z',
-        answered_at: '2026-11-21T10:00:04.000Z',
-        ended_at: '2026-11-21T10:02:10.000Z',
-        duration_seconds: 126,
-        from_number: '+14155550100',
-        to_number: '+14155550123',
-        assistant_id: '7c0e2b8a-3f4d-4b6e-8a1c-5d9f2e7b3a10',
-        assistant_name: 'Front desk',
-        caller_name: null,
-        external_id: 'crm-42',
-        variables: { first_name: 'Ada' },
-        has_transcript: true,
-        recording_available: false,
-        created_at: '2026-11-21T10:00:00.000Z',
-      },
-    ],
+    examples: [CALL_EXAMPLE],
   });
 export type CallView = z.output<typeof callSchema>;
 
@@ -75,7 +76,7 @@ export const callDetailSchema = callSchema
     disconnect_reason: z
       .string()
       .nullable()
-      .meta({ description: 'Why the call ended, e.g. `caller_hung_up`; null while in progress.' }),
+      .meta({ description: 'Why the call ended, e.g. `caller_hangup`; null while in progress.' }),
     conversation_id: z.string().nullable().meta({ description: "The provider's conversation id." }),
     cost: z
       .number()
@@ -87,7 +88,20 @@ export const callDetailSchema = callSchema
       .nullable()
       .meta({ description: 'Seconds billed; null until post-processed.' }),
   })
-  .meta({ id: 'CallDetail', description: 'A call with its post-call fields (spec 2.4).' });
+  .meta({
+    id: 'CallDetail',
+    description: 'A call with its post-call fields (spec 2.4).',
+    examples: [
+      {
+        ...CALL_EXAMPLE,
+        summary: 'The caller booked a table for two on Friday at 19:00.',
+        disconnect_reason: 'caller_hangup',
+        conversation_id: 'conv_8f2a61c0',
+        cost: 0.2716,
+        billable_seconds: 126,
+      },
+    ],
+  });
 export type CallDetailView = z.output<typeof callDetailSchema>;
 
 /** GET /calls 200. */
@@ -97,7 +111,10 @@ export const callsPageSchema = z
     next_cursor: z
       .string()
       .nullable()
-      .meta({ description: 'Pass as `cursor` for the next page; null at the end.' }),
+      .meta({
+        description: 'Pass as `cursor` for the next page; null at the end.',
+        examples: [CURSOR_EXAMPLE],
+      }),
   })
   .meta({ id: 'CallsPage' });
 

@@ -13,6 +13,7 @@ type SentAttempt = {
   attempted_at: Date;
   latency_ms: number;
   delivery_id: string;
+  subscription_id: string;
   event_id: string;
   event_type: string;
   event_occurred_at: Date;
@@ -51,6 +52,7 @@ export function attemptHeaders(a: SentAttempt): [string, string][] {
     },
     NO_SECRETS,
     {
+      subscriptionId: a.subscription_id,
       eventType: a.event_type as EventType,
       eventId: a.event_id,
       deliveryId: a.delivery_id,

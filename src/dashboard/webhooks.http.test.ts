@@ -227,7 +227,14 @@ describe('dashboard webhooks', () => {
       (r) => r.body.includes(failing.id) && attempt.text.includes(String(r.headers['x-svc-delivery'])),
     );
     assert.ok(sent);
-    for (const name of ['x-svc-event', 'x-svc-event-id', 'x-svc-delivery', 'webhook-id', 'content-type'])
+    for (const name of [
+      'x-svc-event',
+      'x-svc-event-id',
+      'x-svc-delivery',
+      'x-svc-subscription-id',
+      'webhook-id',
+      'content-type',
+    ])
       assert.match(
         attempt.text,
         new RegExp(`>${name}</th><td class="mono">${String(sent.headers[name])}<`),

@@ -3,12 +3,11 @@ import type { FastifyInstance } from 'fastify';
 import { createJsonSchemaTransform, createJsonSchemaTransformObject } from 'fastify-type-provider-zod';
 import type { JSONSchema } from 'zod/v4/core';
 import { API_PREFIX } from '../http/prefixes.ts';
+import { addExamples } from './examples.ts';
+import { isObject, type Json } from './json.ts';
 
 export const OPENAPI_PATH = `${API_PREFIX}/openapi.json`;
 export const SECURITY_SCHEME = 'apiKey';
-
-type Json = Record<string, unknown>;
-const isObject = (v: unknown): v is Json => typeof v === 'object' && v !== null && !Array.isArray(v);
 
 const DESCRIPTION = `JSON over HTTPS for voice assistants, calls, transcripts, outbound calls and signed webhooks.
 
@@ -209,6 +208,7 @@ const finishDocument =
     addResponseHeaders(doc);
     optionalBodies(doc);
     pruneSchemas(doc);
+    addExamples(doc);
     // Stable order: the generated SDK types are committed and compared.
     const components = isObject(doc.components) ? doc.components : {};
     if (isObject(components.schemas)) {

@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { breakable, markdown, renderReference, typeLabel } from './reference-page.ts';
+import { search, searchIndex } from './reference-search.ts';
 
 describe('reference page rendering', () => {
   it('escapes every string of the document', () => {
@@ -69,5 +70,43 @@ describe('reference page rendering', () => {
     assert.match(html, /<details class="toc"><summary>/);
     assert.match(html, /<link rel="icon" href="\/docs\/favicon.svg"/);
     assert.equal(breakable('a/b.c<'), 'a/<wbr>b.<wbr>c&lt;');
+  });
+
+  it('searches every word in operations and their fields through $refs, a schema that contains itself too', () => {
+    const doc = {
+      paths: {
+        '/nodes': {
+          get: {
+            operationId: 'listNodes',
+            summary: 'List nodes',
+            responses: {
+              '200': { content: { 'application/json': { schema: { $ref: '#/components/schemas/Node' } } } },
+            },
+          },
+        },
+        '/other': { get: { operationId: 'other', summary: 'Else', responses: {} } },
+      },
+      components: {
+        schemas: {
+          Node: {
+            type: 'object',
+            properties: {
+              label: { type: 'string' },
+              children: { type: 'array', items: { $ref: '#/components/schemas/Node' } },
+            },
+          },
+        },
+      },
+    };
+    const index = searchIndex(doc);
+    const cases: [string, string[]][] = [
+      ['children label', ['listNodes', 'schema-Node']],
+      ['LABEL', ['listNodes', 'schema-Node']],
+      ['label else', []],
+      ['else', ['other']],
+    ];
+    for (const [q, ids] of cases) assert.deepEqual([...search(index, q).keys()], ids, q);
+    assert.deepEqual(search(index, 'label').get('listNodes'), ['label']);
+    assert.deepEqual(search(index, 'children').get('schema-Node'), ['children']);
   });
 });

@@ -1,12 +1,14 @@
+import { isObject, type Json, METHODS, str } from './json.ts';
+import { anchor, MAX_QUERY_LENGTH, type SearchHits } from './reference-search.ts';
+
 /**
  * The API reference as one server-rendered HTML page, made from the OpenAPI document itself: no CDN, no
- * script, nothing to keep in step by hand. Every string from the document is escaped.
+ * script, nothing to keep in step by hand. Every string from the document is escaped. Searching is a plain
+ * GET form the server answers with the reference cut down to what matches, so it needs no script either.
  */
 
-type Json = Record<string, unknown>;
-const isObject = (v: unknown): v is Json => typeof v === 'object' && v !== null && !Array.isArray(v);
-const str = (v: unknown): string => (typeof v === 'string' ? v : '');
-const METHODS = ['get', 'post', 'put', 'patch', 'delete'];
+/** What the page shows: everything, or what a search found (`hits`), or a search it refused (`notice`). */
+export type ReferenceView = { query?: string; hits?: SearchHits; notice?: string };
 
 export const escapeHtml = (s: string): string =>
   s.replace(
@@ -14,12 +16,14 @@ export const escapeHtml = (s: string): string =>
     (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[c] ?? c,
   );
 
+/** `code` and **bold** of one line of the document's Markdown. */
+const inline = (s: string) =>
+  escapeHtml(s)
+    .replace(/`([^`]+)`/g, '<code>$1</code>')
+    .replace(/\*\*([^*]+)\*\*/g, '<strong>$1</strong>');
+
 /** The little Markdown the document uses: paragraphs, `- ` lists, `code`, **bold**. */
 export function markdown(text: string): string {
-  const inline = (s: string) =>
-    escapeHtml(s)
-      .replace(/`([^`]+)`/g, '<code>$1</code>')
-      .replace(/\*\*([^*]+)\*\*/g, '<strong>$1</strong>');
   return text
     .split(/\n\s*\n/)
     .map((block) => {
@@ -34,8 +38,6 @@ export function markdown(text: string): string {
     })
     .join('\n');
 }
-
-const anchor = (s: string) => s.replace(/[^A-Za-z0-9_-]+/g, '-');
 
 /** Escaped, with a line-break opportunity after each `/` and `.`: long paths and field names wrap there. */
 export const breakable = (s: string): string => escapeHtml(s).replace(/([/.])/g, '$1<wbr>');
@@ -138,21 +140,86 @@ function responsesTable(responses: unknown): string {
   return `<h4>Responses</h4>${table(['Status', 'Body', 'Meaning'], rows)}`;
 }
 
-function operation(method: string, path: string, op: Json, idPrefix: string): string {
+/** A block of code or JSON under its caption; focusable, as it may scroll sideways. */
+const sample = (caption: string, text: string) =>
+  `<figure class="sample"><figcaption>${caption}</figcaption><pre tabindex="0"><code>${escapeHtml(text)}</code></pre></figure>`;
+
+const jsonExample = (content: unknown): unknown => {
+  const media = isObject(content) ? content['application/json'] : undefined;
+  return isObject(media) && 'example' in media ? media.example : undefined;
+};
+
+/**
+ * The operation's examples from the document: the request as curl and with the SDK (`x-codeSamples`), or an
+ * event's payload, and each success answer's body.
+ */
+function examples(op: Json, isEvent: boolean): string {
+  const samples = (Array.isArray(op['x-codeSamples']) ? op['x-codeSamples'] : []).filter(isObject);
+  const payload = isEvent && isObject(op.requestBody) ? jsonExample(op.requestBody.content) : undefined;
+  const request = isEvent
+    ? payload === undefined
+      ? ''
+      : `<h4>Example payload</h4>${sample('JSON body', JSON.stringify(payload, null, 2))}`
+    : samples.length > 0
+      ? `<h4>Example request</h4>${samples.map((s) => sample(escapeHtml(str(s.label)), str(s.source))).join('')}`
+      : '';
+  const answers = Object.entries(isObject(op.responses) ? op.responses : {}).flatMap(([status, r]) => {
+    const value = isObject(r) ? jsonExample(r.content) : undefined;
+    if (!status.startsWith('2') || value === undefined) return [];
+    const meaning = isObject(r) ? str(r.description).split(/(?<=\.)\s/)[0] : '';
+    return [sample(`${escapeHtml(status)} ${inline(meaning ?? '')}`, JSON.stringify(value, null, 2))];
+  });
+  return `${request}${answers.length > 0 ? `<h4>Example response</h4>${answers.join('')}` : ''}`;
+}
+
+/** The fields of an entry a search matched, linked to nothing: they are in the tables below. */
+const matchedFields = (fields: string[] | undefined) =>
+  fields && fields.length > 0
+    ? `<p class="matched">Matching fields: ${fields.map((f) => `<code>${breakable(f)}</code>`).join(', ')}</p>`
+    : '';
+
+function operation(method: string, path: string, op: Json, idPrefix: string, view: ReferenceView): string {
   const id = anchor(`${idPrefix}${str(op.operationId) || `${method}-${path}`}`);
   const requestBody = isObject(op.requestBody) ? op.requestBody : null;
   return `<section class="op" id="${id}">
 <h3><span class="method m-${escapeHtml(method)}">${escapeHtml(method.toUpperCase())}</span> <code class="path">${breakable(path)}</code> ${op.deprecated ? '<small>deprecated</small>' : ''}</h3>
 <p class="summary">${escapeHtml(str(op.summary))}</p>
+${matchedFields(view.hits?.get(id))}
 ${markdown(str(op.description))}
 ${parametersTable(op.parameters)}
 ${requestBody ? `<h4>Request body</h4>${body(requestBody.content)}` : ''}
 ${responsesTable(op.responses)}
+${examples(op, idPrefix !== '')}
 </section>`;
 }
 
-/** The whole page. `documentUrl` is linked for tools (and for `npm run sdk:generate`). */
-export function renderReference(doc: Json, documentUrl: string): string {
+/** The search box: a GET form to this page, so it works without script and under `default-src 'none'`. */
+const searchForm = (query: string) =>
+  `<form class="search" role="search" method="get" action="/docs"><label for="q">Search operations and fields</label> <input type="search" id="q" name="q" value="${escapeHtml(query)}" maxlength="${MAX_QUERY_LENGTH}"> <button type="submit">Search</button></form>`;
+
+/** What a search found, in words, with the way back to the whole reference. */
+function searchSummary(
+  view: ReferenceView,
+  counts: { operations: number; events: number; schemas: number },
+): string {
+  if (view.notice)
+    return `<p class="results" role="alert">${escapeHtml(view.notice)} <a href="/docs">Show everything</a></p>`;
+  if (!view.hits) return '';
+  const plural = (n: number, one: string) => `${n} ${one}${n === 1 ? '' : 's'}`;
+  const found = [
+    plural(counts.operations, 'operation'),
+    plural(counts.events, 'webhook event'),
+    plural(counts.schemas, 'schema'),
+  ].join(', ');
+  const what = view.hits.size === 0 ? 'Nothing matches' : `${found} match`;
+  return `<p class="results" role="status">${what} <q>${escapeHtml(view.query ?? '')}</q>. <a href="/docs">Show everything</a></p>`;
+}
+
+/**
+ * The whole page, or what a search found. `documentUrl` is linked for tools (and for `npm run sdk:generate`).
+ */
+export function renderReference(doc: Json, documentUrl: string, view: ReferenceView = {}): string {
+  const shown = (id: string) => view.notice === undefined && (!view.hits || view.hits.has(id));
   const info = isObject(doc.info) ? doc.info : {};
   const servers = Array.isArray(doc.servers) ? doc.servers.filter(isObject) : [];
   const base = str(servers[0]?.url);
@@ -162,24 +229,35 @@ export function renderReference(doc: Json, documentUrl: string): string {
     if (!isObject(item)) continue;
     for (const method of METHODS) {
       const op = item[method];
-      if (!isObject(op)) continue;
+      if (!isObject(op) || !shown(anchor(str(op.operationId)))) continue;
       const tag = Array.isArray(op.tags) ? String(op.tags[0]) : 'Other';
       ops.push({
         tag,
-        html: operation(method, `${base}${path}`, op, ''),
+        html: operation(method, `${base}${path}`, op, '', view),
         link: `<a href="#${anchor(str(op.operationId))}"><span class="method m-${method}">${method.toUpperCase()}</span> ${breakable(path)}</a>`,
       });
     }
   }
-  const webhooks = Object.entries(isObject(doc.webhooks) ? doc.webhooks : {}).flatMap(([name, item]) =>
-    isObject(item) && isObject(item.post) ? [operation('post', name, item.post, 'event-')] : [],
-  );
+  const events = Object.entries(isObject(doc.webhooks) ? doc.webhooks : {}).flatMap(([name, item]) => {
+    const post = isObject(item) && isObject(item.post) ? item.post : null;
+    const id = anchor(`event-${str(post?.operationId)}`);
+    return post && shown(id)
+      ? [
+          {
+            html: operation('post', name, post, 'event-', view),
+            link: `<a href="#${id}">${escapeHtml(name)}</a>`,
+          },
+        ]
+      : [];
+  });
   const schemas = Object.entries(
     isObject(doc.components) && isObject(doc.components.schemas) ? doc.components.schemas : {},
-  ).map(
-    ([name, schema]) =>
-      `<section class="schema" id="schema-${anchor(name)}"><h3>${escapeHtml(name)}</h3>${markdown(str(isObject(schema) ? schema.description : ''))}${propertiesTable(schema) || `<p>${typeLabel(schema)}</p>`}</section>`,
-  );
+  )
+    .filter(([name]) => shown(`schema-${anchor(name)}`))
+    .map(
+      ([name, schema]) =>
+        `<section class="schema" id="schema-${anchor(name)}"><h3>${escapeHtml(name)}</h3>${matchedFields(view.hits?.get(`schema-${anchor(name)}`))}${markdown(str(isObject(schema) ? schema.description : ''))}${propertiesTable(schema) || `<p>${typeLabel(schema)}</p>`}</section>`,
+    );
   const nav = tags
     .map((t) => {
       const links = ops.filter((o) => o.tag === t.name).map((o) => `<li>${o.link}</li>`);
@@ -194,25 +272,34 @@ export function renderReference(doc: Json, documentUrl: string): string {
         : '';
     })
     .join('');
-  const contents = `<p><a href="${escapeHtml(documentUrl)}">openapi.json</a></p>${nav}<h2>Webhooks</h2><ul>${Object.keys(
-    isObject(doc.webhooks) ? doc.webhooks : {},
-  )
-    .map((n) => `<li><a href="#event-webhook_${anchor(n.replaceAll('.', '_'))}">${escapeHtml(n)}</a></li>`)
-    .join('')}</ul><h2><a href="#schemas">Schemas</a></h2>`;
+  const contents = `<p><a href="${escapeHtml(documentUrl)}">openapi.json</a></p>${nav}${
+    events.length > 0 ? `<h2>Webhooks</h2><ul>${events.map((e) => `<li>${e.link}</li>`).join('')}</ul>` : ''
+  }${schemas.length > 0 ? '<h2><a href="#schemas">Schemas</a></h2>' : ''}`;
   const title = `<p><strong>${escapeHtml(str(info.title))}</strong> <small>v${escapeHtml(str(info.version))}</small></p>`;
+  const searching = view.hits !== undefined || view.notice !== undefined;
+  const intro = `${markdown(str(info.description))}
+<p>Base URL: <code>${escapeHtml(base)}</code> on this server. Machine-readable: <a href="${escapeHtml(documentUrl)}"><code>${escapeHtml(documentUrl)}</code></a> (OpenAPI ${escapeHtml(str(doc.openapi))}).</p>
+${EXAMPLES_NOTE}`;
+  const summary = searchSummary(view, {
+    operations: ops.length,
+    events: events.length,
+    schemas: schemas.length,
+  });
   // Wide screens: the contents in a sticky side column. Phones: the same links behind a <details> control
   // (works without script), so they do not push the reference a screen and more down.
   return `<!doctype html>
 <html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">
-<title>${escapeHtml(str(info.title))} reference</title><link rel="icon" href="${FAVICON_PATH}" type="image/svg+xml"><link rel="stylesheet" href="/docs/reference.css"></head>
+<title>${searching ? 'Search: ' : ''}${escapeHtml(str(info.title))} reference</title><link rel="icon" href="${FAVICON_PATH}" type="image/svg+xml"><link rel="stylesheet" href="/docs/reference.css"></head>
 <body><nav class="side" aria-label="Contents">${title}${contents}</nav>
 <details class="toc"><summary>${escapeHtml(str(info.title))}: contents</summary><nav aria-label="Contents">${contents}</nav></details>
-<main><h1>${escapeHtml(str(info.title))}</h1>${markdown(str(info.description))}
-<p>Base URL: <code>${escapeHtml(base)}</code> on this server. Machine-readable: <a href="${escapeHtml(documentUrl)}"><code>${escapeHtml(documentUrl)}</code></a> (OpenAPI ${escapeHtml(str(doc.openapi))}).</p>
+<main>${searchForm(view.query ?? '')}${summary}<h1>${escapeHtml(str(info.title))}</h1>${searching ? '' : intro}
 ${sections}
-<section class="tag"><h2 id="webhooks">Webhooks</h2><p>Sent by this service to your subscription URL.</p>${webhooks.join('')}</section>
-<section class="tag"><h2 id="schemas">Schemas</h2>${schemas.join('')}</section></main></body></html>`;
+${events.length > 0 ? `<section class="tag"><h2 id="webhooks">Webhooks</h2><p>Sent by this service to your subscription URL.</p>${events.map((e) => e.html).join('')}</section>` : ''}
+${schemas.length > 0 ? `<section class="tag"><h2 id="schemas">Schemas</h2>${schemas.join('')}</section>` : ''}</main></body></html>`;
 }
+
+/** How to run the examples as written: the two variables they read. */
+const EXAMPLES_NOTE = `<p>Every operation has a request example, as <code>curl</code> and with the SDK (<code>@voice-calls/sdk</code>), and a response example, all made from the schemas the server validates with. They read the server's address from <code>BASE_URL</code> (for example <code>https://127.0.0.1:8443</code>) and the key from <code>KEY</code> (curl) or <code>VOICE_CALLS_API_KEY</code> (SDK): <code>export BASE_URL=https://127.0.0.1:8443 KEY=svc_live_… VOICE_CALLS_API_KEY=svc_live_…</code>. Ids in the examples stand for your own.</p>`;
 
 /** Served by the docs routes; the dashboard links the same icon. */
 export const FAVICON_PATH = '/docs/favicon.svg';

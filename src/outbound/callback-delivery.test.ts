@@ -57,6 +57,8 @@ describe('callback_url notifications', () => {
         .update(`${r.headers['x-svc-timestamp']}.${r.body}`)
         .digest('hex');
       assert.equal(r.headers['x-svc-signature-256'], expected);
+      // No subscription sends it: the customer's one callback secret signs every call's notifications.
+      assert.equal(r.headers['x-svc-subscription-id'], undefined);
     }
     // Order of arrival is best-effort (the failed first one came later); `sequence` restores it.
     const delivered = mine

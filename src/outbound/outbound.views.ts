@@ -84,7 +84,30 @@ export const dryRunSchema = z
       resets_at: z.string().meta({ format: 'date-time' }),
     }),
   })
-  .meta({ id: 'OutboundDryRun' });
+  .meta({
+    id: 'OutboundDryRun',
+    examples: [
+      {
+        allowed: true,
+        checks: [
+          { name: 'assistant', passed: true, code: null, detail: null, bound: null },
+          { name: 'number_type', passed: true, code: null, detail: null, bound: null },
+          { name: 'country', passed: true, code: null, detail: null, bound: null },
+          { name: 'spend_cap', passed: true, code: null, detail: null, bound: null },
+        ],
+        to_number: '+14155550123',
+        country: 'US',
+        from_number: '+14155550100',
+        spend: {
+          daily_cap_usd: '100.00',
+          used_today_usd: '12.40',
+          call_estimate_usd: '0.90',
+          remaining_usd: '87.60',
+          resets_at: '2026-11-22T00:00:00.000Z',
+        },
+      },
+    ],
+  });
 sameShape<DryRunView, z.output<typeof dryRunSchema>>();
 
 export type PlaceResult = { status: number; body: OutboundCallView; replayed: boolean };

@@ -89,3 +89,6 @@ export function createCursorCodec(signer: Signer, purpose: string, ids: CursorId
 }
 
 export type CursorCodec = ReturnType<typeof createCursorCodec>;
+
+/** A cursor as the API makes them: opaque, signed, bound to the filters it was made for. */
+export const CURSOR_EXAMPLE = 'eyJ0IjoxNzk1MjU4ODAwMDAwMDAwLCJpIjoiMWQ1YTNjOWUifQ.q3T9vX2mB0Lr8cJp';

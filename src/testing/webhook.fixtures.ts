@@ -100,6 +100,18 @@ export function testWorker(
   };
 }
 
+/** Subscribes `url` to `events` with the customer's key (201); its id and its secret, shown this once. */
+export async function subscribe(
+  t: Pick<TestApp, 'request'>,
+  c: Pick<TestCustomer, 'key'>,
+  url: string,
+  events: string[] = ['call.completed'],
+): Promise<{ id: string; secret: string }> {
+  const res = await t.request('POST', '/api/v1/webhook-subscriptions', { key: c.key, body: { url, events } });
+  assert.equal(res.status, 201, res.text);
+  return { id: String(res.body.id), secret: String(res.body.secret) };
+}
+
 /** A subscription's stored row, for assertions on its state (failure count, active, reason). */
 export const subscriptionRow = (t: TestApp, id: string) =>
   t.db.selectFrom('webhook_subscriptions').selectAll().where('id', '=', id).executeTakeFirstOrThrow();

@@ -56,7 +56,19 @@ export const transcriptPendingSchema = z
     retry_after_seconds: z.number().int().meta({ description: 'When asking again is worthwhile.' }),
     detail: z.string(),
   })
-  .meta({ id: 'TranscriptPending' });
+  .meta({
+    id: 'TranscriptPending',
+    examples: [
+      {
+        status: 'pending',
+        call_id: '1d5a3c9e-8f0b-4e6a-9c2d-7b1e4f3a6c58',
+        conversation_id: 'conv_8f2a61c0',
+        retry_after_seconds: 10,
+        detail:
+          'The transcript is still settling upstream; it will be pushed as call.transcript.ready, or ask again later.',
+      },
+    ],
+  });
 
 /** Webhook form (spec 6.4 call.transcript.ready): `role` / `text` / `ts` and `plain_text`. */
 export const webhookTranscriptSchema = z.object({

@@ -5,7 +5,7 @@ import { Webhook } from 'standardwebhooks';
 import { createSecretBox } from '../crypto/secret-box.ts';
 import { type Receiver, startReceiver } from '../testing/receiver.ts';
 import { newCustomer, startTestApp, type TestApp } from '../testing/test-app.ts';
-import { callFor, emitEvent, testWorker } from '../testing/webhook.fixtures.ts';
+import { callFor, emitEvent, subscribe, testWorker } from '../testing/webhook.fixtures.ts';
 import { deliveryHeaders } from './delivery-headers.ts';
 import type { DeliveryWorker } from './delivery-worker.ts';
 
@@ -27,6 +27,7 @@ const BASE64URL_BYTES = Buffer.alloc(32, 0xff);
 const BASE64URL_SECRET = `whsec_${BASE64URL_BYTES.toString('base64url')}`;
 
 const ATTEMPT = {
+  subscriptionId: 'sub_0123456789abcdef01234567',
   eventType: 'call.completed',
   eventId: '6f1c2b9e-5d4a-4c3b-9a8f-7e6d5c4b3a21',
   deliveryId: 'd',
@@ -68,6 +69,7 @@ describe('delivery headers', () => {
       );
       assert.equal(headers['webhook-id'], ATTEMPT.eventId, c.name);
       assert.equal(headers['webhook-timestamp'], ts, c.name);
+      assert.equal(headers['x-svc-subscription-id'], ATTEMPT.subscriptionId, c.name);
       const current = standard(NEW_SECRET, ATTEMPT.eventId, ts, ATTEMPT.body);
       assert.equal(
         headers['webhook-signature'],
@@ -99,7 +101,7 @@ describe('delivery headers', () => {
   });
 });
 
-describe('secret rotation through real deliveries', () => {
+describe('headers of real deliveries', () => {
   let t: TestApp;
   let worker: DeliveryWorker;
   let closeWorker: () => Promise<void>;
@@ -160,6 +162,75 @@ describe('secret rotation through real deliveries', () => {
     for (const atMs of [graceEnd, graceEnd + 1000, graceEnd + 86_400_000]) {
       const { req } = await deliveredAt(atMs);
       assert.equal(req.headers['x-svc-signature-256-previous'], undefined, new Date(atMs).toISOString());
+    }
+  });
+
+  it('name their subscription on every kind of delivery, so a receiver with two subscriptions to one URL picks the secret', async () => {
+    const c = await newCustomer(t);
+    const url = `${receiver.url}/two/${c.customerId}`;
+    const first = await subscribe(t, c, url, ['call.completed']);
+    const second = await subscribe(t, c, url, ['call.completed', 'call.insight.received']);
+    const secrets = new Map([first, second].map((s) => [s.id, s.secret]));
+    /** What each kind of delivery sent, and the subscriptions it was for. */
+    const phases: { kind: string; expected: string[]; got: typeof receiver.received }[] = [];
+    async function phase(kind: string, expected: string[], act: () => Promise<void>) {
+      const before = receiver.received.length;
+      await act();
+      phases.push({ kind, expected, got: receiver.received.slice(before) });
+    }
+
+    t.clock.set(new Date());
+    const { callId } = await callFor(t, c.customerId);
+    let failedOnce = false;
+    receiver.reply = (req) => {
+      if (failedOnce || req.headers['x-svc-subscription-id'] !== first.id) return { status: 200 };
+      failedOnce = true;
+      return { status: 500 };
+    };
+    let eventId = '';
+    try {
+      await phase('first attempts', [first.id, second.id], async () => {
+        eventId = (await emitEvent(t, c.customerId, callId)).id;
+        await worker.drain();
+      });
+      await phase('retry', [first.id], async () => {
+        t.clock.set(new Date(t.clock.now().getTime() + 60_000));
+        await worker.drain();
+      });
+    } finally {
+      receiver.reply = () => ({ status: 200 });
+    }
+    await phase('redelivery', [second.id], async () => {
+      const res = await t.request('POST', `/api/v1/webhook-events/${eventId}/redeliver`, {
+        key: c.key,
+        body: { subscription_id: second.id },
+      });
+      assert.equal(res.status, 202, res.text);
+      await worker.drain();
+    });
+    await phase('test event', [first.id], async () => {
+      const sent = await t.services.dashboard.sendTestEvent(c.customerId, first.id);
+      assert.equal(sent.ok, true);
+    });
+
+    for (const { kind, expected, got } of phases) {
+      const named = got.map((r) => String(r.headers['x-svc-subscription-id']));
+      assert.deepEqual(named.sort(), [...expected].sort(), kind);
+      for (const req of got) {
+        const id = String(req.headers['x-svc-subscription-id']);
+        const ts = String(req.headers['x-svc-timestamp']);
+        const other = id === first.id ? second : first;
+        assert.equal(
+          req.headers['x-svc-signature-256'],
+          hmac(secrets.get(id) ?? '', ts, req.body),
+          `${kind}: the secret it names`,
+        );
+        assert.notEqual(
+          req.headers['x-svc-signature-256'],
+          hmac(other.secret, ts, req.body),
+          `${kind}: not the other`,
+        );
+      }
     }
   });
 });

@@ -12,11 +12,22 @@ type Signing = Pick<
  * The headers of one delivery attempt, signed over `body` with the subscription secret, and with the previous
  * secret too while a rotation's grace period runs: spec 6.2 plus our ids, and the same attempt again as
  * Standard Webhooks (`webhook-id` is the event id, so it is stable across retries; one timestamp for both).
+ *
+ * `x-svc-subscription-id` tells a receiver with several subscriptions to one URL which secret to verify with.
+ * It is outside the signed string (spec 6.2 fixes that string), and needs no signature: a changed id only
+ * picks another of the receiver's secrets, which the signature then fails.
  */
 export function deliveryHeaders(
   sub: Signing,
   secretBox: SecretBox,
-  attempt: { eventType: EventType; eventId: string; deliveryId: string; body: string; now: Date },
+  attempt: {
+    subscriptionId: string;
+    eventType: EventType;
+    eventId: string;
+    deliveryId: string;
+    body: string;
+    now: Date;
+  },
 ): Record<string, string> {
   const timestamp = unixSeconds(attempt.now);
   const secret = secretBox.open(sub.secret_encrypted);
@@ -33,6 +44,7 @@ export function deliveryHeaders(
     'x-svc-event': attempt.eventType,
     'x-svc-event-id': attempt.eventId,
     'x-svc-delivery': attempt.deliveryId,
+    'x-svc-subscription-id': attempt.subscriptionId,
     'x-svc-timestamp': String(timestamp),
     'x-svc-signature-256': signPayload(secret, timestamp, attempt.body),
     ...(previous === null

@@ -74,6 +74,7 @@ function signedHeaders(
 ): Record<string, string> | null {
   try {
     return deliveryHeaders(d, deps.secretBox, {
+      subscriptionId: d.subscription_id,
       eventType: d.event_type,
       eventId: d.event_id,
       deliveryId: d.id,

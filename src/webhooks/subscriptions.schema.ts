@@ -10,6 +10,19 @@ const eventNames = z.array(z.string()).meta({
   examples: [['call.completed']],
 });
 
+/** A subscription as every answer shows it; only the answers that make a secret add `secret`. */
+const SUBSCRIPTION_EXAMPLE = {
+  id: 'sub_0123456789abcdef01234567',
+  url: 'https://example.com/hooks',
+  events: ['call.completed', 'call.transcript.ready'],
+  description: 'CRM',
+  is_active: true,
+  created_at: '2026-11-21T10:00:00.000Z',
+  consecutive_failures: 0,
+  disabled_reason: null,
+};
+const SECRET_EXAMPLE = 'whsec_Q2hvb3NlIGEgbG9uZyByYW5kb20gc2VjcmV0IGhlcmU=';
+
 const subscriptionFields = {
   id: z.string().meta({ description: 'Prefixed `sub_`.', examples: ['sub_0123456789abcdef01234567'] }),
   url: z.url(),
@@ -45,19 +58,7 @@ export const subscriptionSchema = z
   })
   .meta({
     id: 'WebhookSubscription',
-    examples: [
-      {
-        id: 'sub_0123456789abcdef01234567',
-        url: 'https://example.com/hooks',
-        events: ['call.completed', 'call.transcript.ready'],
-        description: 'CRM',
-        is_active: true,
-        created_at: '2026-11-21T10:00:00.000Z',
-        consecutive_failures: 0,
-        disabled_reason: null,
-        secret: 'whsec_Q2hvb3NlIGEgbG9uZyByYW5kb20gc2VjcmV0IGhlcmU=',
-      },
-    ],
+    examples: [{ ...SUBSCRIPTION_EXAMPLE, secret: SECRET_EXAMPLE }],
   });
 sameShape<SubscriptionView, z.output<typeof subscriptionSchema>>();
 
@@ -66,7 +67,7 @@ export const subscriptionsPageSchema = z
     data: z.array(subscriptionSchema),
     has_more: z.boolean().meta({ description: 'True when `page + 1` has more.' }),
   })
-  .meta({ id: 'WebhookSubscriptionsPage' });
+  .meta({ id: 'WebhookSubscriptionsPage', examples: [{ data: [SUBSCRIPTION_EXAMPLE], has_more: false }] });
 
 export const rotatedSecretSchema = z
   .object({
@@ -77,17 +78,28 @@ export const rotatedSecretSchema = z
         'Until then deliveries also carry X-Svc-Signature-256-Previous, signed with the old secret.',
     }),
   })
-  .meta({ id: 'RotatedWebhookSecret' });
+  .meta({
+    id: 'RotatedWebhookSecret',
+    examples: [
+      {
+        ...SUBSCRIPTION_EXAMPLE,
+        secret: 'whsec_TmV3IHNlY3JldCwgc2hvd24gb25jZSBvbmx5IGhlcmUh',
+        previous_secret_expires_at: '2026-11-22T10:00:00.000Z',
+      },
+    ],
+  });
 
-export const deletedSchema = z.object({ id: z.string(), deleted: z.literal(true) }).meta({ id: 'Deleted' });
+export const deletedSchema = z
+  .object({ id: z.string(), deleted: z.literal(true) })
+  .meta({ id: 'Deleted', examples: [{ id: SUBSCRIPTION_EXAMPLE.id, deleted: true }] });
 
 export const challengeSchema = z
   .object({ challenge: z.string().meta({ description: 'The `challenge` query parameter, echoed.' }) })
-  .meta({ id: 'Challenge' });
+  .meta({ id: 'Challenge', examples: [{ challenge: 'f3b1c2d4e5' }] });
 
 export const scheduledSchema = z
   .object({ scheduled: z.number().int().meta({ description: 'Deliveries queued.' }) })
-  .meta({ id: 'RedeliveryScheduled' });
+  .meta({ id: 'RedeliveryScheduled', examples: [{ scheduled: 1 }] });
 
 /** GET /webhook-events 200: the envelope as delivered, plus its deliveries and every attempt. */
 export const webhookEventsPageSchema = z
@@ -124,7 +136,42 @@ export const webhookEventsPageSchema = z
     ),
     next_cursor: z.string().nullable(),
   })
-  .meta({ id: 'WebhookEventsPage' });
+  .meta({
+    id: 'WebhookEventsPage',
+    examples: [
+      {
+        data: [
+          {
+            id: '6f1c2b9e-5d4a-4c3b-9a8f-7e6d5c4b3a21',
+            event: 'call.completed',
+            timestamp: '2026-11-21T10:02:15.000Z',
+            sequence: 1,
+            data: {
+              call_id: '1d5a3c9e-8f0b-4e6a-9c2d-7b1e4f3a6c58',
+              status: 'completed',
+              duration_seconds: 126,
+            },
+            call_id: '1d5a3c9e-8f0b-4e6a-9c2d-7b1e4f3a6c58',
+            deliveries: [
+              {
+                id: '2b7d4e1a-9c3f-4a8b-b6d5-0e1f2a3b4c5d',
+                subscription_id: SUBSCRIPTION_EXAMPLE.id,
+                status: 'delivered',
+                attempts: 2,
+                next_attempt_at: null,
+                delivered_at: '2026-11-21T10:02:26.000Z',
+                attempt_log: [
+                  { at: '2026-11-21T10:02:15.000Z', status_code: 503, latency_ms: 84, error: 'HTTP 503' },
+                  { at: '2026-11-21T10:02:26.000Z', status_code: 200, latency_ms: 61, error: null },
+                ],
+              },
+            ],
+          },
+        ],
+        next_cursor: null,
+      },
+    ],
+  });
 type ListedEvent = Awaited<ReturnType<WebhookEventsService['list']>>['data'][number];
 // `data` is stored as `unknown` (JSON); every event's data is an object.
 sameShape<

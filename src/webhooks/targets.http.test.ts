@@ -4,6 +4,7 @@ import { after, before, describe, it } from 'node:test';
 import { generate } from 'selfsigned';
 import type { LookupAll } from '../delivery/ssrf-guard.ts';
 import { type DashboardClient, signedIn } from '../testing/dashboard.fixtures.ts';
+import { allDocBlocks } from '../testing/doc-blocks.ts';
 import { type Caller, dryRunCall, newCaller, placeCall } from '../testing/outbound.fixtures.ts';
 import { type Receiver, startReceiver } from '../testing/receiver.ts';
 import {
@@ -16,6 +17,20 @@ import {
 
 /** The production defaults: WEBHOOK_ALLOW_HTTP and WEBHOOK_ALLOW_PRIVATE_TARGETS unset. */
 const PRODUCTION = { allowHttpTargets: false, allowPrivateTargets: false };
+
+/** Getting-started §3: a receiver on the developer's own machine, and the 422 the guide shows for it. */
+const LOCAL_RECEIVER = 'http://127.0.0.1:3000/hooks';
+function guideAnswer(): Record<string, unknown> {
+  const blocks = allDocBlocks().filter(
+    (b) => b.file === 'docs/getting-started.md' && b.kind === 'output' && b.code.includes('"status": 422'),
+  );
+  assert.equal(blocks.length, 1, 'getting-started shows one 422');
+  const curl = allDocBlocks().find(
+    (b) => b.file === 'docs/getting-started.md' && b.code.includes(LOCAL_RECEIVER),
+  );
+  assert.match(curl?.code ?? '', /WEBHOOK_ALLOW_HTTP=true WEBHOOK_ALLOW_PRIVATE_TARGETS=true npm start/);
+  return JSON.parse(blocks[0]?.code ?? '');
+}
 
 const PRIVATE_HINT = /WEBHOOK_ALLOW_PRIVATE_TARGETS=true, for local development only/;
 const HTTP_HINT = /WEBHOOK_ALLOW_HTTP=true, for local development only/;
@@ -82,6 +97,16 @@ describe('target checks at registration, under the production defaults', () => {
       assertRefused(res, ['body', 'url'], hint);
     });
   }
+
+  it('answers a receiver on localhost with the 422 getting-started shows, naming both settings', async () => {
+    const { key } = await newCustomer(t);
+    const res = await t.request('POST', '/api/v1/webhook-subscriptions', {
+      key,
+      body: { url: LOCAL_RECEIVER, events: ['call.completed'] },
+    });
+    assert.equal(res.status, 422, res.text);
+    assert.deepEqual({ ...res.body, request_id: '…' }, guideAnswer());
+  });
 
   it('POST /webhook-subscriptions accepts public targets', async () => {
     const { key } = await newCustomer(t);
@@ -209,5 +234,36 @@ describe('delivery under the production defaults judges the resolved address', (
       .map((line) => JSON.parse(line))
       .find((line) => line.msg.startsWith('webhook target refused'));
     assert.deepEqual([refused?.host, refused?.address], ['internal.example.test', '10.0.0.1']);
+  });
+});
+
+describe('a receiver on localhost with WEBHOOK_ALLOW_HTTP and WEBHOOK_ALLOW_PRIVATE_TARGETS on (getting-started §3)', () => {
+  let t: TestApp;
+  let receiver: Receiver;
+  before(async () => {
+    t = await startTestApp({ webhooks: { allowHttpTargets: true, allowPrivateTargets: true } });
+    receiver = await startReceiver();
+  });
+  after(async () => {
+    await receiver.close();
+    await t.close();
+  });
+
+  it('subscribes the URL the guide shows, and a test event reaches a plain http loopback receiver', async () => {
+    guideAnswer();
+    const c = await newCustomer(t);
+    const subscribe = (url: string) =>
+      t.request('POST', '/api/v1/webhook-subscriptions', {
+        key: c.key,
+        body: { url, events: ['call.completed'] },
+      });
+    const guide = await subscribe(LOCAL_RECEIVER);
+    assert.equal(guide.status, 201, guide.text);
+    assert.equal(new URL(receiver.url).hostname, '127.0.0.1');
+    const local = await subscribe(receiver.url);
+    assert.equal(local.status, 201, local.text);
+    const sent = await t.services.dashboard.sendTestEvent(c.customerId, local.body.id);
+    assert.equal(sent.statusCode, 200, sent.error ?? '');
+    assert.equal(receiver.received.at(-1)?.headers['x-svc-subscription-id'], local.body.id);
   });
 });

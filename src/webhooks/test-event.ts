@@ -90,6 +90,7 @@ export async function sendTestEvent(
   const deliveryId = newUuid();
   const body = JSON.stringify(envelopeOf(event));
   const headers = deliveryHeaders(sub, secretBox, {
+    subscriptionId: sub.id,
     eventType: type,
     eventId: event.id,
     deliveryId,

@@ -21,6 +21,9 @@ import type { DeliveryWorker } from './delivery-worker.ts';
  *   given); the delivery is replayed to it byte for byte, and a 2xx answer is acceptance.
  * - `verify-statements`: the block runs in such a listener once the body is read, given `secret`, `req`,
  *   `headers` (one string per name) and `rawBody`, with WEBHOOK_SECRET set; a throw is refusal.
+ * - `function verifyFrom` (`verify_from`): `verifyFrom(secrets, headers, rawBody)` with the receiver's secrets by
+ *   subscription id, judging the deliveries of two subscriptions to one URL (and the rotation's); `true` or an
+ *   event is acceptance.
  * The snippets read the real clock, so the deliveries are made at the real time (the test clock set to it).
  */
 
@@ -37,6 +40,10 @@ type Case = {
   body: string;
   expected: Verdict;
 };
+/** A delivery judged by a receiver that holds `secrets` by subscription id and picks one by the header. */
+type PickCase = Omit<Case, 'secret'> & { secrets: Record<string, string> };
+/** The functions that pick the secret by X-Svc-Subscription-Id (docs/webhooks.md, several subscriptions). */
+const PICKERS = ['verifyFrom', 'verify_from'];
 
 const headersOf = (req: ReceivedRequest): Record<string, string> =>
   Object.fromEntries(Object.entries(req.headers).map(([k, v]) => [k, String(v)]));
@@ -48,12 +55,16 @@ const changed = (body: string): string => {
 const without = (headers: Record<string, string>, ...names: string[]) =>
   Object.fromEntries(Object.entries(headers).filter(([k]) => !names.includes(k)));
 
-/** Arguments in JSON: `{ bytes }` is a body (Buffer, bytes), `{ headers }` a header map. */
-type Argument = string | { bytes: string } | { headers: Record<string, string> };
+/** Arguments in JSON: `{ bytes }` is a body (Buffer, bytes), `{ headers }` a header map, `{ map }` a plain map. */
+type Argument =
+  | string
+  | { bytes: string }
+  | { headers: Record<string, string> }
+  | { map: Record<string, string> };
 
 const JS_CALLER = `import { readFileSync } from 'node:fs';
 const fn = (await import(process.argv[2]))[process.argv[3]];
-const arg = (a) => (a.bytes !== undefined ? Buffer.from(a.bytes) : (a.headers ?? a));
+const arg = (a) => (a.bytes !== undefined ? Buffer.from(a.bytes) : (a.headers ?? a.map ?? a));
 const calls = JSON.parse(readFileSync(process.argv[4], 'utf8'));
 console.log(JSON.stringify(calls.map((args) => fn(...args.map(arg)))));
 `;
@@ -74,6 +85,8 @@ def arg(a):
         for name, value in a["headers"].items():
             message[name] = value
         return message
+    if isinstance(a, dict) and "map" in a:
+        return a["map"]
     return a
 
 with open(sys.argv[3]) as f:
@@ -95,7 +108,14 @@ async function callFunction(dir: string, block: DocBlock, calls: Argument[][]): 
   } else {
     const file = `${base}.${block.lang === 'ts' ? 'ts' : 'mjs'}`;
     writeFileSync(file, `${block.code}\nexport { ${name} };\n`);
-    command = [process.execPath, path.join(dir, 'caller.mjs'), file, name, `${base}.calls.json`];
+    command = [
+      process.execPath,
+      '--conditions=@voice-calls/source',
+      path.join(dir, 'caller.mjs'),
+      file,
+      name,
+      `${base}.calls.json`,
+    ];
   }
   const [bin = '', ...args] = command;
   const { stdout } = await run(bin, args, { cwd: dir, timeout: 60_000 });
@@ -184,7 +204,9 @@ describe('the verification snippets of the docs, against real deliveries and a s
   let closeWorker: () => Promise<void>;
   let dir: string;
   const cases: Case[] = [];
+  const pickCases: PickCase[] = [];
   const blocks = allDocBlocks();
+  const pickers = blocks.filter((b) => b.kind === 'function' && PICKERS.includes(b.detail));
   const verifiers = blocks.filter(
     (b) =>
       b.kind === 'verify-handler' ||
@@ -192,10 +214,13 @@ describe('the verification snippets of the docs, against real deliveries and a s
       (b.kind === 'function' && b.detail === 'verify'),
   );
 
-  async function subscribe(c: TestCustomer): Promise<{ id: string; secret: string }> {
+  async function subscribe(
+    c: TestCustomer,
+    events = ['call.completed'],
+  ): Promise<{ id: string; secret: string }> {
     const res = await t.request('POST', '/api/v1/webhook-subscriptions', {
       key: c.key,
-      body: { url: receiver.url, events: ['call.completed'] },
+      body: { url: receiver.url, events },
     });
     assert.equal(res.status, 201, res.text);
     return { id: res.body.id, secret: res.body.secret };
@@ -208,14 +233,19 @@ describe('the verification snippets of the docs, against real deliveries and a s
     assert.equal(res.status, 200, res.text);
     return res.body.secret;
   }
-  /** One call.completed for the customer at `at` (test clock), as the receiver got it. */
-  async function deliver(c: TestCustomer, at: Date): Promise<ReceivedRequest> {
+  /** One call.completed for the customer at `at` (test clock), as each of its subscriptions got it. */
+  async function deliverAll(c: TestCustomer, at: Date): Promise<ReceivedRequest[]> {
     t.clock.set(at);
     const { callId } = await callFor(t, c.customerId);
     const event = await emitEvent(t, c.customerId, callId);
     await worker.drain();
-    const got = receiver.received.find((r) => r.body.includes(event.id));
-    assert.ok(got, 'delivered');
+    const got = receiver.received.filter((r) => r.body.includes(event.id));
+    assert.ok(got.length > 0, 'delivered');
+    return got;
+  }
+  async function deliver(c: TestCustomer, at: Date): Promise<ReceivedRequest> {
+    const [got] = await deliverAll(c, at);
+    assert.ok(got);
     return got;
   }
 
@@ -275,6 +305,46 @@ describe('the verification snippets of the docs, against real deliveries and a s
       judged('no signature header', newA, grace, 'refused', { headers: noSignature }),
       judged('signed 10 minutes ago', subA.secret, stale, 'refused'),
     );
+
+    // Two subscriptions of one customer to the receiver's one URL: one event, two deliveries, two secrets.
+    const c = await newCustomer(t);
+    t.clock.set(new Date());
+    const first = await subscribe(c);
+    const second = await subscribe(c, ['call.completed', 'call.insight.received']);
+    const both = await deliverAll(c, new Date());
+    const to = (id: string) => {
+      const req = both.find((r) => r.headers['x-svc-subscription-id'] === id);
+      assert.ok(req, `delivered to ${id}`);
+      return req;
+    };
+    const held = { [first.id]: first.secret, [second.id]: second.secret };
+    const picked = (
+      name: string,
+      secrets: Record<string, string>,
+      req: ReceivedRequest,
+      expected: Verdict,
+      change: { body?: string; headers?: Record<string, string> } = {},
+    ): PickCase => ({ name, secrets, headers: headersOf(req), body: req.body, expected, ...change });
+    const naming = (req: ReceivedRequest, id: string) => ({ ...headersOf(req), 'x-svc-subscription-id': id });
+    pickCases.push(
+      picked('two to one URL: the first', held, to(first.id), 'accepted'),
+      picked('two to one URL: the second', held, to(second.id), 'accepted'),
+      picked('only the other secret held', { [second.id]: second.secret }, to(first.id), 'refused'),
+      picked('the id changed to the other', held, to(first.id), 'refused', {
+        headers: naming(to(first.id), second.id),
+      }),
+      picked('no subscription header', held, to(first.id), 'refused', {
+        headers: without(headersOf(to(first.id)), 'x-svc-subscription-id'),
+      }),
+      picked('an id of Object.prototype', held, to(first.id), 'refused', {
+        headers: naming(to(first.id), 'constructor'),
+      }),
+      picked('a changed body', held, to(second.id), 'refused', { body: changed(to(second.id).body) }),
+      picked("another customer's delivery", held, past, 'refused'),
+      picked('grace: the old secret held', { ...held, [subA.id]: subA.secret }, grace, 'accepted'),
+      picked('grace: the new secret held', { ...held, [subA.id]: newA }, grace, 'accepted'),
+      picked('signed 10 minutes ago', { [subA.id]: subA.secret }, stale, 'refused'),
+    );
   });
   after(async () => {
     await closeWorker();
@@ -283,7 +353,7 @@ describe('the verification snippets of the docs, against real deliveries and a s
     rmSync(dir, { recursive: true, force: true });
   });
 
-  it('finds the snippets: the SDK, by hand in JavaScript and Python, and Standard Webhooks', () => {
+  it('finds the snippets: the SDK, by hand in JavaScript and Python, Standard Webhooks, and picking the secret', () => {
     const found = verifiers.map((b) => `${b.file} ${b.kind} ${b.lang}`);
     for (const expected of [
       'docs/getting-started.md verify-handler ts',
@@ -293,6 +363,10 @@ describe('the verification snippets of the docs, against real deliveries and a s
       'docs/webhooks.md function js',
     ]) {
       assert.ok(found.includes(expected), `${expected} in ${found.join(', ')}`);
+    }
+    const picking = pickers.map((b) => `${b.file} ${b.lang}`);
+    for (const expected of ['docs/webhooks.md ts', 'docs/webhooks.md js', 'docs/webhooks.md python']) {
+      assert.ok(picking.includes(expected), `${expected} in ${picking.join(', ')}`);
     }
     assert.ok(
       verifiers.some((b) => b.code.includes("from 'standardwebhooks'")),
@@ -319,8 +393,27 @@ describe('the verification snippets of the docs, against real deliveries and a s
     });
   }
 
+  for (const block of pickers) {
+    it(`${describeBlock(block)} picks the secret by X-Svc-Subscription-Id, and refuses what it must`, async () => {
+      const results = await callFunction(
+        dir,
+        block,
+        pickCases.map((c) => [{ map: c.secrets }, { headers: c.headers }, { bytes: c.body }]),
+      );
+      const verdicts = results.map((r) =>
+        r === true || (typeof r === 'object' && r !== null) ? 'accepted' : 'refused',
+      );
+      assert.deepEqual(
+        Object.fromEntries(pickCases.map((c, i) => [c.name, verdicts[i]])),
+        Object.fromEntries(pickCases.map((c) => [c.name, c.expected])),
+      );
+    });
+  }
+
   it('the secret conversions give the standard-base64 spelling of an old secret, in every language', async () => {
-    const converters = blocks.filter((b) => b.kind === 'function' && b.detail !== 'verify');
+    const converters = blocks.filter(
+      (b) => b.kind === 'function' && b.detail !== 'verify' && !PICKERS.includes(b.detail),
+    );
     assert.deepEqual(converters.map((b) => `${b.lang} ${b.detail}`).sort(), [
       'python standard_secret',
       'ts standardSecret',

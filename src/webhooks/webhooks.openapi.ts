@@ -1,5 +1,25 @@
 import { EVENT_TYPES, type EventType } from '../db/tables/events.table.ts';
-import { eventEnvelopeSchemas } from './envelope.ts';
+import { envelopeOf, eventEnvelopeSchemas } from './envelope.ts';
+import { sampleData } from './test-event.ts';
+
+/** What a delivery of each event looks like: the dashboard's test event, less its `test` mark, at a fixed time. */
+export function payloadExample(event: EventType): Record<string, unknown> {
+  const at = new Date('2026-11-21T10:02:15.000Z');
+  const { test: _test, ...sample } = sampleData(event, at);
+  // The ids of the Call example (calls.views.ts), so the examples of the reference tell of one call.
+  const data = {
+    ...sample,
+    call_id: '1d5a3c9e-8f0b-4e6a-9c2d-7b1e4f3a6c58',
+    assistant_id: '7c0e2b8a-3f4d-4b6e-8a1c-5d9f2e7b3a10',
+    ...('conversation_id' in sample ? { conversation_id: 'conv_8f2a61c0' } : {}),
+  };
+  const id = {
+    'call.completed': '6f1c2b9e-5d4a-4c3b-9a8f-7e6d5c4b3a21',
+    'call.insight.received': '0c9d8e7f-6a5b-4c3d-9e2f-1a0b9c8d7e6f',
+    'call.transcript.ready': '5e4d3c2b-1a09-4f8e-8d7c-6b5a49382716',
+  }[event];
+  return envelopeOf({ id, type: event, occurred_at: at, sequence: 1, data });
+}
 
 const WHEN: Record<EventType, string> = {
   'call.completed':
@@ -80,6 +100,13 @@ export function webhookOperations(): Record<string, unknown> {
                 format: 'uuid',
               }),
               headerParam(
+                'X-Svc-Subscription-Id',
+                'The subscription this delivery is for (`sub_…`), on every delivery, retry, redelivery and test ' +
+                  'event: with several subscriptions to one URL, verify with the secret of this one. Not signed: ' +
+                  'a changed id picks a secret the signature does not match.',
+                { type: 'string', pattern: '^sub_[0-9a-f]{24}$' },
+              ),
+              headerParam(
                 'webhook-id',
                 'Standard Webhooks: the event id (same as `id`), the same at every retry and redelivery.',
                 { type: 'string', format: 'uuid' },
@@ -99,7 +126,12 @@ export function webhookOperations(): Record<string, unknown> {
             ],
             requestBody: {
               required: true,
-              content: { 'application/json': { schema: { $ref: `#/components/schemas/${id}` } } },
+              content: {
+                'application/json': {
+                  schema: { $ref: `#/components/schemas/${id}` },
+                  example: payloadExample(event),
+                },
+              },
             },
             responses: {
               '2XX': { description: 'Received. Any other answer, or none within 10 s, is retried.' },
