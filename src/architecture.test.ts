@@ -15,7 +15,7 @@ const FLOORS: Record<string, number> = {
   control: 0,
   'clock.ts': 0,
   'compile-cache.ts': 0,
-  'every.ts': 0,
+  'loop.ts': 0,
   'ids.ts': 0,
   'logger.ts': 0,
   'signer.ts': 0,

@@ -1,5 +1,5 @@
 import { createWebhookSender } from './delivery/http-sender.ts';
-import { every } from './every.ts';
+import { startLoop } from './loop.ts';
 import { startEmbeddedVacuum } from './maintenance/embedded-vacuum.ts';
 import { purgeExpired } from './maintenance/retention.ts';
 import type { ReadinessProbe } from './ops/ops.routes.ts';
@@ -63,23 +63,21 @@ export function createConfiguredWorker(runtime: Runtime): {
     thresholdSeconds: config.webhookBacklogWarnSeconds,
     logger,
   });
-  const warn = (what: string) => (err: unknown) => logger.warn({ err }, `${what} failed`);
-  const stops = [
-    every(500, () => callbacks.runOnce(), warn('callback delivery')),
-    every(1_000, () => transcriptReady.runOnce(), warn('transcript check')),
+  const loop = (name: string, intervalMs: number, task: () => Promise<unknown>, runAtStart = false) =>
+    startLoop({ name, intervalMs, runAtStart, logger }, task);
+  const loops = [
+    loop('callback delivery', 500, () => callbacks.runOnce()),
+    loop('transcript check', 1_000, () => transcriptReady.runOnce()),
     // At start too: a worker started into a backlog says so at once, not 30 s later.
-    every(30_000, () => backlog.check(), warn('webhook outbox check'), { now: true }),
+    loop('webhook outbox check', 30_000, () => backlog.check(), true),
     // Retention is idempotent, so several workers may run it.
-    every(
-      3_600_000,
-      () =>
-        purgeExpired(db, runtime.clock.now(), {
-          webhookLogDays: config.webhookLogRetentionDays,
-          authFailureDays: AUTH_FAILURE_RETENTION_DAYS,
-        }),
-      warn('retention purge'),
+    loop('retention purge', 3_600_000, () =>
+      purgeExpired(db, runtime.clock.now(), {
+        webhookLogDays: config.webhookLogRetentionDays,
+        authFailureDays: AUTH_FAILURE_RETENTION_DAYS,
+      }),
     ),
-    ...(runtime.database.kind === 'pglite' ? [startEmbeddedVacuum(db, warn('vacuum'))] : []),
+    ...(runtime.database.kind === 'pglite' ? startEmbeddedVacuum(db, logger) : []),
   ];
   const probe: ReadinessProbe = {
     name: 'worker',
@@ -94,7 +92,7 @@ export function createConfiguredWorker(runtime: Runtime): {
     worker,
     probe,
     async close() {
-      await Promise.all(stops.map((stop) => stop()));
+      await Promise.all(loops.map((l) => l.stop()));
       await worker.stop();
       await sender.close();
     },

@@ -1,6 +1,6 @@
 import { sql } from 'kysely';
 import type { Database } from '../db/database.ts';
-import { every } from '../every.ts';
+import { type Loop, type LoopLogger, startLoop } from '../loop.ts';
 
 /**
  * PGlite has no autovacuum: nothing ever removes the row versions that updates and deletes leave behind, so on the
@@ -18,17 +18,12 @@ export const QUEUE_TABLES = [
   'simulator_calls',
 ] as const;
 
-/** Starts both schedules; the function it returns stops them (waiting for a vacuum under way). */
-export function startEmbeddedVacuum(db: Database, onError: (err: unknown) => void): () => Promise<void> {
-  const stops = [
-    every(
-      60_000,
-      () => sql`vacuum (analyze) ${sql.join(QUEUE_TABLES.map((t) => sql.table(t)))}`.execute(db),
-      onError,
+/** Starts both schedules (stopping a loop waits for a vacuum under way). */
+export function startEmbeddedVacuum(db: Database, logger: LoopLogger): Loop[] {
+  return [
+    startLoop({ name: 'queue vacuum', intervalMs: 60_000, logger }, () =>
+      sql`vacuum (analyze) ${sql.join(QUEUE_TABLES.map((t) => sql.table(t)))}`.execute(db),
     ),
-    every(3_600_000, () => sql`vacuum (analyze)`.execute(db), onError),
+    startLoop({ name: 'vacuum', intervalMs: 3_600_000, logger }, () => sql`vacuum (analyze)`.execute(db)),
   ];
-  return async () => {
-    await Promise.all(stops.map((stop) => stop()));
-  };
 }
