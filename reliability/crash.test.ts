@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { recordEvent } from '../src/events/events.repository.ts';
+import { recordEvent } from '../src/webhooks/events.repository.ts';
 import { type Receiver, startReceiver } from '../src/testing/receiver.ts';
 import { newCustomer, startTestApp, type TestApp } from '../src/testing/test-app.ts';
 import { testDatabaseUrlForChild } from '../src/testing/test-database.ts';

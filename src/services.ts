@@ -13,7 +13,7 @@ import { createAuthenticator } from './keys/authenticate.ts';
 import { createKeyCache } from './keys/key-cache.ts';
 import type { KeyHasher } from './keys/key-hash.ts';
 import { createKeysService } from './keys/keys.service.ts';
-import { createLifecycleService } from './lifecycle/lifecycle.service.ts';
+import { createLifecycleService } from './calls/lifecycle.service.ts';
 import { outboundCallReports } from './outbound/call-reports.ts';
 import { createCallbackSecrets } from './outbound/callback-signing.ts';
 import { createOutboundService } from './outbound/outbound.service.ts';

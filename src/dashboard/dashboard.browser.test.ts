@@ -7,7 +7,7 @@ import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { insertCalls } from '../calls/calls.repository.ts';
 import { utcDay } from '../clock.ts';
 import { generateCalls } from '../demo/call-generator.ts';
-import { insertInsights } from '../lifecycle/lifecycle.repository.ts';
+import { insertInsights } from '../calls/lifecycle.repository.ts';
 import { insertReservation } from '../outbound/spend.repository.ts';
 import { checkE164 } from '../phone.ts';
 import { rng } from '../provider/random.ts';

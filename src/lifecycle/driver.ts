@@ -3,8 +3,8 @@ import type { Clock } from '../clock.ts';
 import type { Database } from '../db/database.ts';
 import { randomNanpNumber } from '../provider/random.ts';
 import type { Simulator } from '../provider/simulator.ts';
-import { randomInboundTarget } from './lifecycle.repository.ts';
-import type { LifecycleService } from './lifecycle.service.ts';
+import { randomInboundTarget } from '../calls/lifecycle.repository.ts';
+import type { LifecycleService } from '../calls/lifecycle.service.ts';
 
 export type VoiceParts = { simulator: Simulator; lifecycle: LifecycleService };
 

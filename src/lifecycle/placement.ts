@@ -1,7 +1,7 @@
 import type { Database } from '../db/database.ts';
 import type { CallRow } from '../db/tables/calls.table.ts';
 import type { PlacedCall } from '../provider/interface.ts';
-import * as repo from './lifecycle.repository.ts';
+import * as repo from '../calls/lifecycle.repository.ts';
 
 /**
  * The lifecycle's part in placing an outbound call, inside the placing request's transaction: outbound/ owns the

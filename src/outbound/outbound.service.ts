@@ -6,7 +6,7 @@ import { checkTargetUrl, invalidTargetInput, type TargetPolicy } from '../delive
 import { AppError } from '../errors/app-error.ts';
 import { newUuid } from '../ids.ts';
 import type { Principal } from '../keys/authenticate.ts';
-import { ESTIMATE_UNITS, formatUsd, MAX_CALL_SECONDS } from '../lifecycle/billing.ts';
+import { ESTIMATE_UNITS, formatUsd, MAX_CALL_SECONDS } from '../calls/billing.ts';
 import { lockPlacedCall, recordProviderCall, trackPlacedCall } from '../lifecycle/placement.ts';
 import type { OutboundLimits } from '../outbound-limits.ts';
 import type { AgentLink, VoiceProvider } from '../provider/interface.ts';

@@ -1,6 +1,6 @@
 import type { Logger } from 'pino';
 import { findAssistant } from '../assistants/assistants.repository.ts';
-import { canTransition } from '../calls/call-status.ts';
+import { canTransition } from './call-status.ts';
 import type { Clock } from '../clock.ts';
 import type { Database } from '../db/database.ts';
 import type { CallRow } from '../db/tables/calls.table.ts';

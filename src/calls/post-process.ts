@@ -2,11 +2,11 @@ import type { Logger } from 'pino';
 import type { Clock } from '../clock.ts';
 import type { Database } from '../db/database.ts';
 import type { CallRow } from '../db/tables/calls.table.ts';
-import { recordEvent } from '../events/events.repository.ts';
+import { recordEvent } from '../webhooks/events.repository.ts';
 import type { ConversationDetails, VoiceProvider } from '../provider/interface.ts';
 import { billableSeconds, costUnits, formatUsd } from './billing.ts';
 import type { CallReports } from './call-reports.ts';
-import { callCompletedData, insightReceivedData } from './event-data.ts';
+import { callCompletedData, insightReceivedData } from '../webhooks/call-event-data.ts';
 import * as repo from './lifecycle.repository.ts';
 
 export type PostProcessDeps = {

@@ -9,7 +9,7 @@ import {
   placeCall,
 } from '../testing/outbound.fixtures.ts';
 import { startTestApp, type TestApp } from '../testing/test-app.ts';
-import { reconcileSchedule } from './driver.ts';
+import { reconcileSchedule } from '../lifecycle/driver.ts';
 import { findCall } from './lifecycle.repository.ts';
 import { PLACEMENT_LOST, PROVIDER_LOST, UNPLACED_AFTER_SECONDS } from './reconcile.ts';
 
