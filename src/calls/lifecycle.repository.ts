@@ -24,10 +24,6 @@ export async function updateCall(tx: Database, callId: string, changes: CallChan
     .executeTakeFirstOrThrow();
 }
 
-export async function insertCall(tx: Database, row: NewCall): Promise<void> {
-  await tx.insertInto('calls').values(row).execute();
-}
-
 export async function callIdForProviderCall(tx: Database, providerCallId: string): Promise<string | null> {
   const row = await tx
     .selectFrom('call_lifecycle')

@@ -2,11 +2,9 @@ import type { Logger } from 'pino';
 import type { Clock } from '../clock.ts';
 import type { Database } from '../db/database.ts';
 import type { CallRow } from '../db/tables/calls.table.ts';
-import { recordEvent } from '../webhooks/events.repository.ts';
 import type { ConversationDetails, VoiceProvider } from '../provider/interface.ts';
 import { billableSeconds, costUnits, formatUsd } from './billing.ts';
 import type { CallReports } from './call-reports.ts';
-import { callCompletedData, insightReceivedData } from '../webhooks/call-event-data.ts';
 import * as repo from './lifecycle.repository.ts';
 
 export type PostProcessDeps = {
@@ -33,8 +31,8 @@ async function fetchDetails(provider: VoiceProvider, call: CallRow): Promise<Fet
 
 /**
  * Post-processing of every ended call that is due: duration, billing, summary and insights from
- * the provider, then — in one transaction — the call's final values, the
- * `call.completed` and `call.insight.received` events, and the report that the call finished (`CallReports`).
+ * the provider, then — in one transaction — the call's final values and the report that the call finished
+ * (`CallReports`: its listeners record `call.completed`, `call.insight.received`, the callback and the spend).
  * Returns how many calls were finished.
  */
 export async function processDue(deps: PostProcessDeps, limit = 20): Promise<number> {
@@ -100,14 +98,5 @@ async function finish(
   });
   const insights = details?.insights ?? [];
   await repo.insertInsights(tx, done, insights, now);
-  const base = { customerId: done.customer_id, callId: done.id, occurredAt: now };
-  await recordEvent(tx, { ...base, type: 'call.completed', data: callCompletedData(done) });
-  if (insights.length > 0) {
-    await recordEvent(tx, {
-      ...base,
-      type: 'call.insight.received',
-      data: insightReceivedData(done, insights),
-    });
-  }
-  await reports.finished(tx, done, cost, now);
+  await reports.finished(tx, done, { costUsd: cost, insights }, now);
 }

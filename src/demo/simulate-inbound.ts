@@ -1,3 +1,4 @@
+import { callListeners } from '../call-listeners.ts';
 import { ManualClock } from '../clock.ts';
 import type { Database } from '../db/database.ts';
 import { AppError, invalidInput } from '../errors/app-error.ts';
@@ -5,7 +6,6 @@ import { newUuid } from '../ids.ts';
 import { runProviderTick } from '../lifecycle/driver.ts';
 import * as repo from '../calls/lifecycle.repository.ts';
 import { createLifecycleService } from '../calls/lifecycle.service.ts';
-import { outboundCallReports } from '../outbound/call-reports.ts';
 import { guardProvider } from '../provider/guarded.ts';
 import { randomNanpNumber } from '../provider/random.ts';
 import { createSimulator } from '../provider/simulator.ts';
@@ -56,7 +56,7 @@ export async function simulateInboundCalls(
   const provider = guardProvider(simulator);
   const parts = {
     simulator,
-    lifecycle: createLifecycleService({ db, clock, provider, reports: outboundCallReports }),
+    lifecycle: createLifecycleService({ db, clock, provider, reports: callListeners() }),
   };
   const providerIds: string[] = [];
   for (let i = 0; i < o.count; i++) {
