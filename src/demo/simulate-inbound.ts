@@ -1,11 +1,11 @@
 import { callListeners } from '../call-listeners.ts';
+import * as repo from '../calls/lifecycle.repository.ts';
+import { createLifecycleService } from '../calls/lifecycle.service.ts';
 import { ManualClock } from '../clock.ts';
 import type { Database } from '../db/database.ts';
 import { AppError, invalidInput } from '../errors/app-error.ts';
 import { newUuid } from '../ids.ts';
 import { runProviderTick } from '../lifecycle/driver.ts';
-import * as repo from '../calls/lifecycle.repository.ts';
-import { createLifecycleService } from '../calls/lifecycle.service.ts';
 import { guardProvider } from '../provider/guarded.ts';
 import { randomNanpNumber } from '../provider/random.ts';
 import { createSimulator } from '../provider/simulator.ts';
