@@ -30,3 +30,7 @@ export async function insertCallsSelected(
   await sql`insert into calls (${sql.join(CALL_COLUMNS.map((column) => sql.ref(column)))})
     select ${sql.join(values)} from (${source}) as s`.execute(db);
 }
+
+export async function markHasTranscript(tx: Database, callId: string): Promise<void> {
+  await tx.updateTable('calls').set({ has_transcript: true }).where('id', '=', callId).execute();
+}

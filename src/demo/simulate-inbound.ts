@@ -1,3 +1,4 @@
+import { inboundTargets } from '../assistants/assistant-refs.repository.ts';
 import { callListeners } from '../call-listeners.ts';
 import * as repo from '../calls/lifecycle.repository.ts';
 import { createLifecycleService } from '../calls/lifecycle.service.ts';
@@ -38,7 +39,7 @@ export async function simulateInboundCalls(
       { path: ['count'], message: `Must be a whole number from 1 to ${MAX_SIMULATED_CALLS}.` },
     ]);
   }
-  const targets = (await repo.inboundTargets(db, o.customerId)).filter(
+  const targets = (await inboundTargets(db, o.customerId)).filter(
     (a) => !o.assistantId || a.id === o.assistantId.toLowerCase(),
   );
   if (targets.length === 0) {
