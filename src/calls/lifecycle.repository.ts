@@ -1,6 +1,6 @@
 import type { Updateable } from 'kysely';
 import type { Database } from '../db/database.ts';
-import type { CallRow, CallsTable, NewCall } from '../db/tables/calls.table.ts';
+import type { CallRow, CallsTable } from '../db/tables/calls.table.ts';
 import type { CallLifecycleRow, CallLifecycleTable } from '../db/tables/lifecycle.table.ts';
 
 type CallChanges = Omit<Updateable<CallsTable>, 'id' | 'customer_id' | 'event_seq'>;

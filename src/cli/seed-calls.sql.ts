@@ -1,42 +1,16 @@
 import { sql } from 'kysely';
 import { insertCallsSelected } from '../calls/calls.repository.ts';
-import type { CallColumn } from '../calls/new-call.ts';
+import { CALL_COLUMNS } from '../calls/new-call.ts';
 import type { Database } from '../db/database.ts';
 
-/** What the seed makes up; the rest of each row is a new call's (`newCallRow`), as for a live call. */
-const SEEDED_COLUMNS: readonly CallColumn[] = [
-  'id',
-  'customer_id',
-  'assistant_id',
-  'direction',
-  'status',
-  'started_at',
-  'answered_at',
-  'ended_at',
-  'duration_seconds',
-  'from_number',
-  'to_number',
-  'caller_name',
-  'api_initiated',
-  'api_key_id',
-  'external_id',
-  'variables',
-  'has_transcript',
-  'recording_available',
-  'summary',
-  'disconnect_reason',
-  'conversation_id',
-  'cost_usd',
-  'billable_seconds',
-  'created_at',
-  'updated_at',
-];
+/** What the seed makes up: every column but those only a live request sets; the rest is a new call's (`newCallRow`). */
+const SEEDED_COLUMNS = CALL_COLUMNS.filter((column) => column !== 'metadata' && column !== 'callback_url');
 
 /**
  * Inserts calls numbered [first, last] entirely inside the database (generate_series), so a million
  * rows never cross the wire. Call g belongs to assistant `g % assistants` of the temp table
- * seed_assistants (n, id, customer_id, phone, key_id: the key its API-placed calls name). The mix follows src/demo/call-generator.ts: 35 %
- * outbound (60 % of those placed through the API, half with an external_id), statuses completed 82 %,
+ * seed_assistants (n, id, customer_id, phone, key_id: the key its API-placed calls name). The mix follows
+ * src/demo/call-generator.ts: 35 % outbound (60 % of those placed through the API, half with an external_id), statuses completed 82 %,
  * no_answer 8 %, busy 6 %, failed 4 %; started_at spread over `days` before `end` at microsecond
  * precision; cost 0.09 USD per started minute, as numeric.
  */
