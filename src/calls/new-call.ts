@@ -59,8 +59,8 @@ export const newCallRow = (fields: CallStart & Partial<CallColumns>): NewCall =>
 });
 
 /**
- * Records a live call: its row and its tracking (the provider's handle, once known, and post-processing). A resumed
- * placement finds its row already there and keeps it.
+ * Records a live call: its row and its tracking (the provider's handle, once known, and post-processing). A
+ * resumed placement finds its row already there and keeps it.
  */
 export async function createCall(
   tx: Database,

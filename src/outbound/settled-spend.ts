@@ -2,7 +2,10 @@ import { utcDay } from '../clock.ts';
 import type { Database } from '../db/database.ts';
 import { insertReservation, settleReservation } from './spend.repository.ts';
 
-/** The spend of a call placed with a key and finished in the past (demo history): reserved at its start, settled at its end. */
+/**
+ * The spend of a call placed with a key and finished in the past (demo history): reserved at its start, settled at
+ * its end.
+ */
 export async function recordSettledSpend(
   tx: Database,
   call: {

@@ -2,7 +2,10 @@ import type { CallReports } from '../calls/call-reports.ts';
 import { callCompletedData, insightReceivedData } from './call-event-data.ts';
 import { recordEvent } from './events.repository.ts';
 
-/** Webhooks listen to calls: a finished call's `call.completed`, then its `call.insight.received` when it has insights. */
+/**
+ * Webhooks listen to calls: a finished call's `call.completed`, then its `call.insight.received` when it has
+ * insights, in the transaction that finished it.
+ */
 export const webhookCallEvents: CallReports = {
   async progressed() {},
   async finished(tx, call, { insights }, now) {
