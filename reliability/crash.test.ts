@@ -1,10 +1,10 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { recordEvent } from '../src/events/events.repository.ts';
 import { type Receiver, startReceiver } from '../src/testing/receiver.ts';
 import { newCustomer, startTestApp, type TestApp } from '../src/testing/test-app.ts';
 import { testDatabaseUrlForChild } from '../src/testing/test-database.ts';
 import { callFor } from '../src/testing/webhook.fixtures.ts';
+import { recordEvent } from '../src/webhooks/events.repository.ts';
 import { until } from './lib/client.ts';
 import { figure, rememberSecret, saveLogs } from './lib/collector.ts';
 import { needsPostgres, SERVER_SECRET } from './lib/env.ts';

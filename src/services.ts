@@ -1,7 +1,9 @@
 import type { Logger } from 'pino';
 import { assistantForAgent } from './assistants/agent-links.repository.ts';
 import { createAssistantsService } from './assistants/assistants.service.ts';
+import { callListeners } from './call-listeners.ts';
 import { createCallsService } from './calls/calls.service.ts';
+import { createLifecycleService } from './calls/lifecycle.service.ts';
 import type { Clock } from './clock.ts';
 import type { SecretBox } from './crypto/secret-box.ts';
 import { createCustomersService } from './customers/customers.service.ts';
@@ -13,8 +15,6 @@ import { createAuthenticator } from './keys/authenticate.ts';
 import { createKeyCache } from './keys/key-cache.ts';
 import type { KeyHasher } from './keys/key-hash.ts';
 import { createKeysService } from './keys/keys.service.ts';
-import { createLifecycleService } from './lifecycle/lifecycle.service.ts';
-import { outboundCallReports } from './outbound/call-reports.ts';
 import { createCallbackSecrets } from './outbound/callback-signing.ts';
 import { createOutboundService } from './outbound/outbound.service.ts';
 import type { OutboundLimits } from './outbound-limits.ts';
@@ -64,7 +64,7 @@ export type CoreDeps = {
 /** The one domain layer: the HTTP API, the CLI and the dashboard all call these. */
 export function createServices(deps: CoreDeps) {
   // The provider: the built-in simulator on the injected clock, behind a guard that turns every failure into a
-  // value. The lifecycle reports each call's steps to outbound calls (callbacks, spend).
+  // value. Calls report each call's steps to their listeners (events, callbacks, spend).
   const simulator = createSimulator({ db: deps.db, clock: deps.clock, account: deps.simulatorAccount });
   const choice = deps.provider ?? { kind: 'simulator' };
   const forAgent = (agentId: string) => assistantForAgent(deps.db, agentId);
@@ -93,7 +93,7 @@ export function createServices(deps: CoreDeps) {
     /** ElevenLabs when PROVIDER=elevenlabs (its webhook route and reconciliation use it), else null. */
     elevenlabs,
     provider,
-    lifecycle: createLifecycleService({ ...voice, reports: outboundCallReports }),
+    lifecycle: createLifecycleService({ ...voice, reports: callListeners() }),
     outbound: createOutboundService({
       ...voice,
       requireAgentLink: elevenlabs !== null,

@@ -7,8 +7,8 @@ import { createBacklogWatch } from './ops/outbox-backlog.ts';
 import { outboxStats } from './ops/outbox-stats.ts';
 import { createCallbackDelivery } from './outbound/callback-delivery.ts';
 import type { Runtime } from './runtime.ts';
-import { createTranscriptReadyProcessor } from './transcripts/transcript-ready.ts';
 import { createDeliveryWorker, type DeliveryWorker } from './webhooks/delivery-worker.ts';
+import { createTranscriptReadyProcessor } from './webhooks/transcript-ready.ts';
 
 /** Failed authentication records are kept for investigation this long. */
 const AUTH_FAILURE_RETENTION_DAYS = 30;

@@ -10,12 +10,12 @@ import { type Database, type DatabaseHandle, openDatabase } from '../../src/db/d
 import { migrateToLatest } from '../../src/db/migrate.ts';
 import { createWebhookSender } from '../../src/delivery/http-sender.ts';
 import { newWebhookSecret } from '../../src/delivery/signature.ts';
-import { recordEvents } from '../../src/events/events.repository.ts';
 import { newSubscriptionId } from '../../src/ids.ts';
 import { createKeyHasher } from '../../src/keys/key-hash.ts';
 import { DEFAULT_OUTBOUND_LIMITS } from '../../src/outbound-limits.ts';
 import { createDeliveryWorker, type DeliveryWorker } from '../../src/webhooks/delivery-worker.ts';
 import { envelopeOf } from '../../src/webhooks/envelope.ts';
+import { recordEvents } from '../../src/webhooks/events.repository.ts';
 import { signedPosts } from '../floors/webhook-posts.ts';
 import { dropDatabase, ensureDatabase, siblingDatabaseUrl } from '../lib/backend.ts';
 import type { Ctx } from '../lib/context.ts';

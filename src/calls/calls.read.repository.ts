@@ -1,4 +1,5 @@
 import { sql } from 'kysely';
+import { assistantLanguageOf, assistantNameOf } from '../assistants/assistant-refs.repository.ts';
 import type { Database } from '../db/database.ts';
 import { prepare } from '../db/prepared.ts';
 import type { CallDirection } from '../db/tables/calls.table.ts';
@@ -17,6 +18,7 @@ export type CallListFilter = {
 /** A keyset position: a row's exact started_at (UTC text, microseconds) and id. */
 export type CallPosition = { atIso: string; id: string };
 
+const assistantName = assistantNameOf('c.assistant_id').as('assistant_name');
 const LIST_COLUMNS = [
   'c.id',
   'c.direction',
@@ -28,7 +30,6 @@ const LIST_COLUMNS = [
   'c.from_number',
   'c.to_number',
   'c.assistant_id',
-  'a.name as assistant_name',
   'c.caller_name',
   'c.api_initiated',
   'c.external_id',
@@ -64,9 +65,11 @@ export type CallPageStart = CallPosition | { skipped: number } | null;
  * can EXPLAIN it.
  */
 export function callPageQuery(db: Database, f: CallListFilter, start: CallPageStart, limit: number) {
-  let q = filteredCalls(db, f)
-    .innerJoin('assistants as a', 'a.id', 'c.assistant_id')
-    .select([...LIST_COLUMNS, micros('c.started_at').as('position_micros')]);
+  let q = filteredCalls(db, f).select([
+    ...LIST_COLUMNS,
+    assistantName,
+    micros('c.started_at').as('position_micros'),
+  ]);
   if (start && 'skipped' in start)
     q = q.where(sql<boolean>`(c.started_at, c.id) < ${skippedRow(db, f, start.skipped)}`);
   else if (start)
@@ -115,9 +118,9 @@ export function callPositionQuery(db: Database, f: CallListFilter, offset: numbe
 /** One call of one customer, with the detail fields; undefined when missing or another customer's. */
 export async function findCallRow(db: Database, customerId: string, id: string) {
   return filteredCalls(db, { customerId })
-    .innerJoin('assistants as a', 'a.id', 'c.assistant_id')
     .select([
       ...LIST_COLUMNS,
+      assistantName,
       'c.summary',
       'c.disconnect_reason',
       'c.conversation_id',
@@ -129,3 +132,22 @@ export async function findCallRow(db: Database, customerId: string, id: string) 
 }
 
 export type CallDetailRow = NonNullable<Awaited<ReturnType<typeof findCallRow>>>;
+
+/** One call of one customer with its assistant's language, for its transcript; undefined when missing. */
+export async function findCallForTranscript(db: Database, customerId: string, callId: string) {
+  return filteredCalls(db, { customerId })
+    .select([
+      'c.id',
+      'c.direction',
+      'c.api_initiated',
+      'c.status',
+      'c.assistant_id',
+      'c.conversation_id',
+      'c.started_at',
+      'c.answered_at',
+      'c.duration_seconds',
+      assistantLanguageOf('c.assistant_id').as('language'),
+    ])
+    .where('c.id', '=', callId)
+    .executeTakeFirst();
+}

@@ -1,5 +1,7 @@
+import { type RawBuilder, sql } from 'kysely';
 import type { Database } from '../db/database.ts';
 import type { NewCall } from '../db/tables/calls.table.ts';
+import { CALL_COLUMNS, type CallColumn, emptyCallValue } from './new-call.ts';
 
 /** Bulk insert in chunks that stay under PostgreSQL's 65,535 bind-parameter limit. */
 export async function insertCalls(db: Database, rows: NewCall[]): Promise<void> {
@@ -10,4 +12,25 @@ export async function insertCalls(db: Database, rows: NewCall[]): Promise<void> 
       .values(rows.slice(i, i + chunk))
       .execute();
   }
+}
+
+/**
+ * Bulk insert of the calls a query makes inside the database (`source`, whose rows name the `given` columns), so a
+ * million rows never cross the wire. Every column it does not give takes a new call's value (`newCallRow`), so a
+ * generated call has the shape of a live one.
+ */
+export async function insertCallsSelected(
+  db: Database,
+  given: readonly CallColumn[],
+  source: RawBuilder<unknown>,
+): Promise<void> {
+  const values = CALL_COLUMNS.map((column) =>
+    given.includes(column) ? sql.ref(`s.${column}`) : sql.lit(emptyCallValue(column)),
+  );
+  await sql`insert into calls (${sql.join(CALL_COLUMNS.map((column) => sql.ref(column)))})
+    select ${sql.join(values)} from (${source}) as s`.execute(db);
+}
+
+export async function markHasTranscript(tx: Database, callId: string): Promise<void> {
+  await tx.updateTable('calls').set({ has_transcript: true }).where('id', '=', callId).execute();
 }

@@ -66,7 +66,7 @@ export async function seedDataset(
     await sql`create temp table seed_assistants as
       select c.n * ${perCustomerAssistants}::int + k - 1 as n, gen_random_uuid() as id, c.id as customer_id, k,
         '+1' || (array['212', '415', '312', '617', '206', '416', '604', '514', '303', '512'])[1 + (c.n % 10)::int]
-          || '55501' || lpad(((c.n * 7 + k) % 100)::text, 2, '0') as phone
+          || '55501' || lpad(((c.n * 7 + k) % 100)::text, 2, '0') as phone, null::uuid as key_id
       from seed_customers c cross join generate_series(1, ${perCustomerAssistants}::int) k`.execute(conn);
     await sql`create unique index on seed_assistants (n)`.execute(conn);
     await sql`insert into assistants (id, customer_id, name, description, language, voice_id, is_active,
@@ -85,6 +85,11 @@ export async function seedDataset(
     const customers = rows.map((r) => r.id);
 
     const keys = await insertKeys(conn, deps, customers, opts, progress);
+    // API-placed calls name a key of their customer, as live ones do.
+    const firstKeys = keys.filter((_, i) => i % opts.keysPerCustomer === 0);
+    await sql`update seed_assistants a set key_id = k.key_id
+      from jsonb_to_recordset(${JSON.stringify(firstKeys)}::jsonb) as k(customer_id uuid, key_id uuid)
+      where k.customer_id = a.customer_id`.execute(conn);
 
     const assistants = customers.length * perCustomerAssistants;
     progress.start('calls', opts.calls);

@@ -1,3 +1,5 @@
+import { billableSeconds, costUnits, formatUsd } from '../calls/billing.ts';
+import { newCallRow } from '../calls/new-call.ts';
 import type { AssistantRow } from '../db/tables/assistants.table.ts';
 import type { NewCall } from '../db/tables/calls.table.ts';
 import { newUuid } from '../ids.ts';
@@ -54,38 +56,35 @@ export function generateCalls(options: {
     const talk = answered ? 20 + Math.floor(random() * 600) : 0;
     const answeredAt = answered ? new Date(started.getTime() + ring * 1000) : null;
     const endedAt = new Date(started.getTime() + (ring + talk) * 1000);
-    const billable = answered ? Math.ceil(talk / 60) * 60 : 0;
+    const billable = billableSeconds(talk, answered);
     const other = randomNanpNumber(random);
     const conversationId = answered ? conversationIdFor(direction, assistant.language) : null;
-    rows.push({
-      id: newUuid(),
-      customer_id: options.customerId,
-      assistant_id: assistant.id,
-      direction,
-      status,
-      started_at: started,
-      answered_at: answeredAt,
-      ended_at: endedAt,
-      duration_seconds: talk,
-      from_number: outbound ? ownNumber : other,
-      to_number: outbound ? other : ownNumber,
-      caller_name: outbound ? null : pick(random, CALLER_NAMES),
-      api_initiated: outbound && random() < 0.6,
-      api_key_id: null,
-      external_id: null,
-      variables: null,
-      metadata: null,
-      callback_url: null,
-      has_transcript: answered,
-      recording_available: answered && random() < 0.9,
-      summary: conversationId ? scriptedSummary(conversationId) : null,
-      disconnect_reason: answered ? pick(random, ['caller_hangup', 'assistant_hangup']) : status,
-      conversation_id: conversationId,
-      cost_usd: answered ? ((billable / 60) * 0.09).toFixed(4) : '0.0000',
-      billable_seconds: billable,
-      created_at: started,
-      updated_at: endedAt,
-    });
+    rows.push(
+      newCallRow({
+        id: newUuid(),
+        customer_id: options.customerId,
+        assistant_id: assistant.id,
+        direction,
+        status,
+        started_at: started,
+        answered_at: answeredAt,
+        ended_at: endedAt,
+        duration_seconds: talk,
+        from_number: outbound ? ownNumber : other,
+        to_number: outbound ? other : ownNumber,
+        caller_name: outbound ? null : pick(random, CALLER_NAMES),
+        api_initiated: outbound && random() < 0.6,
+        has_transcript: answered,
+        recording_available: answered && random() < 0.9,
+        summary: conversationId ? scriptedSummary(conversationId) : null,
+        disconnect_reason: answered ? pick(random, ['caller_hangup', 'assistant_hangup']) : status,
+        conversation_id: conversationId,
+        cost_usd: formatUsd(costUnits(billable)),
+        billable_seconds: billable,
+        created_at: started,
+        updated_at: endedAt,
+      }),
+    );
   }
   return rows;
 }

@@ -1,9 +1,9 @@
 import { insertCalls } from '../calls/calls.repository.ts';
-import { type Clock, utcDay } from '../clock.ts';
+import type { Clock } from '../clock.ts';
 import type { Database } from '../db/database.ts';
 import type { AssistantRow } from '../db/tables/assistants.table.ts';
 import { GRANTABLE_SCOPES } from '../keys/scopes.ts';
-import { insertReservation, settleReservation } from '../outbound/spend.repository.ts';
+import { recordSettledSpend } from '../outbound/settled-spend.ts';
 import { rng } from '../provider/random.ts';
 import type { Services } from '../services.ts';
 import { generateCalls } from './call-generator.ts';
@@ -85,9 +85,14 @@ export async function seedDemo(
   await db.transaction().execute(async (tx) => {
     for (const r of rows) {
       if (r.direction !== 'outbound') continue;
-      const placed = { call_id: r.id, api_key_id: key.id, customer_id: customer.id, now: r.started_at };
-      await insertReservation(tx, { ...placed, day: utcDay(r.started_at), amount_usd: r.cost_usd ?? '0' });
-      await settleReservation(tx, r.id, r.cost_usd ?? '0', r.ended_at ?? r.started_at);
+      await recordSettledSpend(tx, {
+        callId: r.id,
+        keyId: key.id,
+        customerId: customer.id,
+        startedAt: r.started_at,
+        endedAt: r.ended_at ?? r.started_at,
+        costUsd: r.cost_usd ?? '0',
+      });
     }
   });
   return {

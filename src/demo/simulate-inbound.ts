@@ -1,11 +1,12 @@
+import { inboundTargets } from '../assistants/assistant-refs.repository.ts';
+import { callListeners } from '../call-listeners.ts';
+import * as repo from '../calls/lifecycle.repository.ts';
+import { createLifecycleService } from '../calls/lifecycle.service.ts';
 import { ManualClock } from '../clock.ts';
 import type { Database } from '../db/database.ts';
 import { AppError, invalidInput } from '../errors/app-error.ts';
 import { newUuid } from '../ids.ts';
 import { runProviderTick } from '../lifecycle/driver.ts';
-import * as repo from '../lifecycle/lifecycle.repository.ts';
-import { createLifecycleService } from '../lifecycle/lifecycle.service.ts';
-import { outboundCallReports } from '../outbound/call-reports.ts';
 import { guardProvider } from '../provider/guarded.ts';
 import { randomNanpNumber } from '../provider/random.ts';
 import { createSimulator } from '../provider/simulator.ts';
@@ -38,7 +39,7 @@ export async function simulateInboundCalls(
       { path: ['count'], message: `Must be a whole number from 1 to ${MAX_SIMULATED_CALLS}.` },
     ]);
   }
-  const targets = (await repo.inboundTargets(db, o.customerId)).filter(
+  const targets = (await inboundTargets(db, o.customerId)).filter(
     (a) => !o.assistantId || a.id === o.assistantId.toLowerCase(),
   );
   if (targets.length === 0) {
@@ -56,7 +57,7 @@ export async function simulateInboundCalls(
   const provider = guardProvider(simulator);
   const parts = {
     simulator,
-    lifecycle: createLifecycleService({ db, clock, provider, reports: outboundCallReports }),
+    lifecycle: createLifecycleService({ db, clock, provider, reports: callListeners() }),
   };
   const providerIds: string[] = [];
   for (let i = 0; i < o.count; i++) {

@@ -1,10 +1,10 @@
 import type { Logger } from 'pino';
+import { randomInboundTarget } from '../assistants/assistant-refs.repository.ts';
+import type { LifecycleService } from '../calls/lifecycle.service.ts';
 import type { Clock } from '../clock.ts';
 import type { Database } from '../db/database.ts';
 import { randomNanpNumber } from '../provider/random.ts';
 import type { Simulator } from '../provider/simulator.ts';
-import { randomInboundTarget } from './lifecycle.repository.ts';
-import type { LifecycleService } from './lifecycle.service.ts';
 
 export type VoiceParts = { simulator: Simulator; lifecycle: LifecycleService };
 

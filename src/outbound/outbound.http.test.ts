@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { findCall } from '../lifecycle/lifecycle.repository.ts';
+import { findCall } from '../calls/lifecycle.repository.ts';
 import { ANSWERS, advance, BUSY, newCaller, placeCall } from '../testing/outbound.fixtures.ts';
 import { startTestApp, type TestApp } from '../testing/test-app.ts';
 import { signCallback, verifyCallback } from './callback-signing.ts';

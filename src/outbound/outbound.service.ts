@@ -1,13 +1,16 @@
 import { findAgentLink } from '../assistants/agent-links.repository.ts';
 import { findAssistant } from '../assistants/assistants.repository.ts';
+import { ESTIMATE_UNITS, formatUsd, MAX_CALL_SECONDS } from '../calls/billing.ts';
+import { createCall } from '../calls/new-call.ts';
+import { lockPlacedCall, recordProviderCall, removeUnplacedCall } from '../calls/placed-call.ts';
 import { type Clock, utcDay } from '../clock.ts';
+import { customerMaxDailyCap } from '../customers/outbound-cap.repository.ts';
 import type { Database } from '../db/database.ts';
 import { checkTargetUrl, invalidTargetInput, type TargetPolicy } from '../delivery/target-url.ts';
 import { AppError } from '../errors/app-error.ts';
 import { newUuid } from '../ids.ts';
 import type { Principal } from '../keys/authenticate.ts';
-import { ESTIMATE_UNITS, formatUsd, MAX_CALL_SECONDS } from '../lifecycle/billing.ts';
-import { lockPlacedCall, recordProviderCall, trackPlacedCall } from '../lifecycle/placement.ts';
+import { lockKeyForSpend } from '../keys/spend-lock.repository.ts';
 import type { OutboundLimits } from '../outbound-limits.ts';
 import type { AgentLink, VoiceProvider } from '../provider/interface.ts';
 import { recordCallback } from './callbacks.ts';
@@ -15,15 +18,9 @@ import { assistantCheck, numberChecks, spendCheck, throwFirstFailure } from './c
 import { dryRun } from './dry-run.ts';
 import * as idem from './idempotency.repository.ts';
 import { claimIdempotencyKey, requestHash } from './idempotency.ts';
-import * as repo from './outbound.repository.ts';
 import type { OutboundCallBody } from './outbound.schema.ts';
-import {
-  newCallRow,
-  type OutboundCallView,
-  type PlaceResult,
-  providerFailure,
-  rowToView,
-} from './outbound.views.ts';
+import { type OutboundCallView, type PlaceResult, providerFailure, rowToView } from './outbound.views.ts';
+import { outboundCallRow } from './outbound-call-row.ts';
 import * as spend from './spend.repository.ts';
 
 export function createOutboundService(deps: {
@@ -88,15 +85,16 @@ export function createOutboundService(deps: {
       const from = assistant.phone_numbers[0] ?? '';
       const agent = deps.requireAgentLink ? await agentFor(tx, assistant.id, from) : null;
       // The key's row lock makes concurrent placements on one key take their reservations in turn.
-      const key = await spend.lockKey(tx, p.keyId);
+      const key = await lockKeyForSpend(tx, p.keyId);
       if (!key) throw new AppError('auth.revoked', 'The API key no longer exists.');
       if (!(await spend.findReservation(tx, callId))) {
         const used = await spend.spentOnDay(tx, p.keyId, utcDay(now));
-        const maxDailyCapUsd = key.outbound_max_daily_cap_usd ?? deps.outboundDefaults.maxDailyCapUsd;
+        // Read under the key's lock, so a cap the operator just lowered holds for this reservation.
+        const maxDailyCapUsd =
+          (await customerMaxDailyCap(tx, key.customer_id)) ?? deps.outboundDefaults.maxDailyCapUsd;
         throwFirstFailure([spendCheck(key.daily_spend_cap_usd, { maxDailyCapUsd }, used, now).check]);
       }
-      await repo.insertOutboundCall(tx, newCallRow(p, body, assistant, callId, now));
-      await trackPlacedCall(tx, callId, p.customerId, now);
+      await createCall(tx, outboundCallRow(p, body, assistant, callId, now), { providerCallId: null, now });
       await spend.insertReservation(tx, {
         call_id: callId,
         api_key_id: p.keyId,
@@ -144,7 +142,7 @@ export function createOutboundService(deps: {
         const confirmed = !!call && (call.status !== 'queued' || !!placedCall?.providerCallId);
         const unconfirmed = !placed.ok && placed.error.code === 'timeout' && deps.keepUnconfirmed === true;
         if (!call || (!placed.ok && !confirmed && !unconfirmed)) {
-          if (call) await repo.deleteCall(tx, callId);
+          if (call) await removeUnplacedCall(tx, callId);
           if (key) await idem.markFailed(tx, key, now);
           return null;
         }

@@ -1,13 +1,10 @@
 import { z } from 'zod';
-import type { CallRow, NewCall } from '../db/tables/calls.table.ts';
+import type { CallRow } from '../db/tables/calls.table.ts';
 import { AppError } from '../errors/app-error.ts';
 import { type ErrorCode, errorStatus } from '../errors/codes.ts';
 import { sameShape } from '../http/responses.ts';
-import type { Principal } from '../keys/authenticate.ts';
 import type { ProviderError } from '../provider/interface.ts';
-import type { AssistantInfo } from './checks.ts';
 import type { DryRunView } from './dry-run.ts';
-import type { OutboundCallBody } from './outbound.schema.ts';
 
 /** Spec 2.7, plus from_number, external_id and created_at (additive). */
 export const outboundCallSchema = z
@@ -121,44 +118,6 @@ export const rowToView = (c: CallRow): OutboundCallView => ({
   external_id: c.external_id,
   created_at: c.created_at.toISOString(),
 });
-
-export function newCallRow(
-  p: Principal,
-  body: OutboundCallBody,
-  a: AssistantInfo,
-  id: string,
-  now: Date,
-): NewCall {
-  return {
-    id,
-    customer_id: p.customerId,
-    assistant_id: a.id,
-    direction: 'outbound',
-    status: 'queued',
-    started_at: now,
-    answered_at: null,
-    ended_at: null,
-    duration_seconds: null,
-    from_number: a.phone_numbers[0] ?? '',
-    to_number: body.to_number,
-    caller_name: null,
-    api_initiated: true,
-    api_key_id: p.keyId,
-    external_id: body.external_id ?? null,
-    variables: body.variables === undefined ? null : JSON.stringify(body.variables),
-    metadata: body.metadata === undefined ? null : JSON.stringify(body.metadata),
-    callback_url: body.callback_url ?? null,
-    has_transcript: false,
-    recording_available: false,
-    summary: null,
-    disconnect_reason: null,
-    conversation_id: null,
-    cost_usd: null,
-    billable_seconds: null,
-    created_at: now,
-    updated_at: now,
-  };
-}
 
 export function providerFailure(error: ProviderError | null, keyed: boolean): AppError {
   const retry = keyed

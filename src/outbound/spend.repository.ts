@@ -1,23 +1,6 @@
 import { sql } from 'kysely';
 import type { Database } from '../db/database.ts';
 
-/**
- * Locks the key's row (not its customer's): reservations against one key's cap are taken one at a time. With the
- * key's cap, its customer's largest (null: the default), read in the same statement.
- */
-export async function lockKey(
-  tx: Database,
-  keyId: string,
-): Promise<{ daily_spend_cap_usd: string; outbound_max_daily_cap_usd: string | null } | undefined> {
-  return tx
-    .selectFrom('api_keys as k')
-    .innerJoin('customers as c', 'c.id', 'k.customer_id')
-    .select(['k.daily_spend_cap_usd', 'c.outbound_max_daily_cap_usd'])
-    .where('k.id', '=', keyId)
-    .forUpdate('k')
-    .executeTakeFirst();
-}
-
 /** Reserved plus settled amounts of one key on one UTC day, as a decimal string. */
 export async function spentOnDay(db: Database, keyId: string, day: string): Promise<string> {
   const row = await db

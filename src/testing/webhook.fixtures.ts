@@ -5,7 +5,6 @@ import type { AssistantRow } from '../db/tables/assistants.table.ts';
 import type { EventRow, EventType } from '../db/tables/events.table.ts';
 import { createWebhookSender, type WebhookSender } from '../delivery/http-sender.ts';
 import { generateCalls } from '../demo/call-generator.ts';
-import { recordEvent } from '../events/events.repository.ts';
 import { createLogger } from '../logger.ts';
 import { rng } from '../provider/random.ts';
 import {
@@ -13,6 +12,7 @@ import {
   type DeliveryWorker,
   type DeliveryWorkerOptions,
 } from '../webhooks/delivery-worker.ts';
+import { recordEvent } from '../webhooks/events.repository.ts';
 import { newCustomer, type TestApp, type TestCustomer } from './test-app.ts';
 
 /** One assistant and one finished call for the customer: something events can be about. */

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { findCall } from '../lifecycle/lifecycle.repository.ts';
+import { findCall } from '../calls/lifecycle.repository.ts';
 import { advance, BUSY, type Caller, newCaller, placeCall } from '../testing/outbound.fixtures.ts';
 import { newCustomer, startTestApp, type TestApp } from '../testing/test-app.ts';
 import { transcriptReadyData } from './transcripts.service.ts';

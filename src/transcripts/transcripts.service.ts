@@ -1,4 +1,6 @@
 import { isTerminal } from '../calls/call-status.ts';
+import { findCallForTranscript } from '../calls/calls.read.repository.ts';
+import { markHasTranscript } from '../calls/calls.repository.ts';
 import type { Clock } from '../clock.ts';
 import type { Database } from '../db/database.ts';
 import type { VoiceProvider } from '../provider/interface.ts';
@@ -47,7 +49,7 @@ export function createTranscriptsService(deps: { db: Database; clock: Clock; pro
       callId: string,
       options: { outboundOnly?: boolean } = {},
     ): Promise<FetchResult> {
-      const call = await repo.findCallTranscript(db, customerId, callId);
+      const call = await findCallForTranscript(db, customerId, callId);
       if (!call || (options.outboundOnly && !(call.direction === 'outbound' && call.api_initiated))) {
         return { state: 'absent', reason: 'no_call' };
       }
@@ -62,9 +64,8 @@ export function createTranscriptsService(deps: { db: Database; clock: Clock; pro
           rest: restTranscript(segments),
         },
       });
-      if (call.stored_conversation_id && call.segments) {
-        return stored(call.stored_conversation_id, call.segments as RestSegment[]);
-      }
+      const saved = await repo.findTranscript(db, call.id);
+      if (saved) return stored(saved.conversation_id, saved.segments as RestSegment[]);
       if (!call.conversation_id) {
         return isTerminal(call.status)
           ? { state: 'absent', reason: 'no_conversation' }
@@ -100,14 +101,11 @@ export function createTranscriptsService(deps: { db: Database; clock: Clock; pro
           segments,
           now: clock.now(),
         });
-        await repo.markHasTranscript(tx, call.id);
+        await markHasTranscript(tx, call.id);
       });
       // Whoever stored it first wins; everyone returns what is stored.
-      const again = await repo.findCallTranscript(db, customerId, callId);
-      return stored(
-        again?.stored_conversation_id ?? conversationId,
-        (again?.segments as RestSegment[]) ?? segments,
-      );
+      const again = await repo.findTranscript(db, call.id);
+      return stored(again?.conversation_id ?? conversationId, (again?.segments as RestSegment[]) ?? segments);
     },
   };
 }

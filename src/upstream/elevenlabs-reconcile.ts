@@ -1,9 +1,9 @@
 import { linkedAgentIds } from '../assistants/agent-links.repository.ts';
+import { callIdForProviderCall } from '../calls/lifecycle.repository.ts';
+import type { LifecycleService } from '../calls/lifecycle.service.ts';
+import { lockPlacedCall, recordProviderCall } from '../calls/placed-call.ts';
 import type { Clock } from '../clock.ts';
 import type { Database } from '../db/database.ts';
-import { callIdForProviderCall } from '../lifecycle/lifecycle.repository.ts';
-import type { LifecycleService } from '../lifecycle/lifecycle.service.ts';
-import { lockPlacedCall, recordProviderCall } from '../lifecycle/placement.ts';
 import type { ElevenLabsProvider } from '../provider/elevenlabs/adapter.ts';
 import { applyEvents } from './elevenlabs-webhook.routes.ts';
 import { unconfirmedPlacements } from './unconfirmed.repository.ts';

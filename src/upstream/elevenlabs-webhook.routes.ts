@@ -1,8 +1,8 @@
 import type { FastifyInstance } from 'fastify';
+import type { ApplyOutcome } from '../calls/apply-event.ts';
+import type { LifecycleService } from '../calls/lifecycle.service.ts';
 import type { Clock } from '../clock.ts';
 import { AppError } from '../errors/app-error.ts';
-import type { ApplyOutcome } from '../lifecycle/apply-event.ts';
-import type { LifecycleService } from '../lifecycle/lifecycle.service.ts';
 import { eventsOf } from '../provider/elevenlabs/events.ts';
 import {
   readSignatureHeader,

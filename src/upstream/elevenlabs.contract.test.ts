@@ -16,8 +16,8 @@ import { rawRequest } from '../testing/raw-tls.ts';
 import { type Receiver, startReceiver } from '../testing/receiver.ts';
 import { startTestApp, type TestApp } from '../testing/test-app.ts';
 import { testWorker } from '../testing/webhook.fixtures.ts';
-import { createTranscriptReadyProcessor } from '../transcripts/transcript-ready.ts';
 import type { DeliveryWorker } from '../webhooks/delivery-worker.ts';
+import { createTranscriptReadyProcessor } from '../webhooks/transcript-ready.ts';
 import {
   reconcileMissedCalls,
   resolveUnconfirmedPlacements,

@@ -1,7 +1,7 @@
 import { sql } from 'kysely';
 import type { Database } from '../db/database.ts';
 import { claimOldestDue } from '../db/lease-claim.ts';
-import { activeSubscriptionsTo } from '../events/outbox.ts';
+import { activeSubscriptionsTo } from './outbox.ts';
 
 export type TranscriptJob = { call_id: string; customer_id: string; attempts: number; deadline_at: Date };
 

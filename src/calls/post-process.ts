@@ -1,21 +1,10 @@
-import type { Logger } from 'pino';
-import type { Clock } from '../clock.ts';
 import type { Database } from '../db/database.ts';
 import type { CallRow } from '../db/tables/calls.table.ts';
-import { recordEvent } from '../events/events.repository.ts';
 import type { ConversationDetails, VoiceProvider } from '../provider/interface.ts';
 import { billableSeconds, costUnits, formatUsd } from './billing.ts';
 import type { CallReports } from './call-reports.ts';
-import { callCompletedData, insightReceivedData } from './event-data.ts';
 import * as repo from './lifecycle.repository.ts';
-
-export type PostProcessDeps = {
-  db: Database;
-  clock: Clock;
-  provider: VoiceProvider;
-  reports: CallReports;
-  logger?: Logger;
-};
+import type { LifecycleDeps } from './lifecycle-deps.ts';
 
 /** After this many failed reads of the conversation (about 1.5 hours of backoff), finish without it. */
 export const MAX_PROCESSING_ATTEMPTS = 12;
@@ -33,18 +22,18 @@ async function fetchDetails(provider: VoiceProvider, call: CallRow): Promise<Fet
 
 /**
  * Post-processing of every ended call that is due: duration, billing, summary and insights from
- * the provider, then — in one transaction — the call's final values, the
- * `call.completed` and `call.insight.received` events, and the report that the call finished (`CallReports`).
+ * the provider, then — in one transaction — the call's final values and the report that the call finished
+ * (`CallReports`: its listeners record `call.completed`, `call.insight.received`, the callback and the spend).
  * Returns how many calls were finished.
  */
-export async function processDue(deps: PostProcessDeps, limit = 20): Promise<number> {
+export async function processDue(deps: LifecycleDeps, limit = 20): Promise<number> {
   const ids = await repo.dueForProcessing(deps.db, deps.clock.now(), limit);
   let finished = 0;
   for (const callId of ids) if (await processOne(deps, callId)) finished += 1;
   return finished;
 }
 
-async function processOne(deps: PostProcessDeps, callId: string): Promise<boolean> {
+async function processOne(deps: LifecycleDeps, callId: string): Promise<boolean> {
   const before = await repo.findCall(deps.db, callId);
   if (!before) return false;
   // Read upstream outside any transaction: no lock is held while the network is slow.
@@ -100,14 +89,5 @@ async function finish(
   });
   const insights = details?.insights ?? [];
   await repo.insertInsights(tx, done, insights, now);
-  const base = { customerId: done.customer_id, callId: done.id, occurredAt: now };
-  await recordEvent(tx, { ...base, type: 'call.completed', data: callCompletedData(done) });
-  if (insights.length > 0) {
-    await recordEvent(tx, {
-      ...base,
-      type: 'call.insight.received',
-      data: insightReceivedData(done, insights),
-    });
-  }
-  await reports.finished(tx, done, cost, now);
+  await reports.finished(tx, done, { costUsd: cost, insights }, now);
 }

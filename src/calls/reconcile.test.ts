@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
+import { reconcileSchedule } from '../lifecycle/driver.ts';
 import {
   ANSWERS,
   advance,
@@ -9,7 +10,6 @@ import {
   placeCall,
 } from '../testing/outbound.fixtures.ts';
 import { startTestApp, type TestApp } from '../testing/test-app.ts';
-import { reconcileSchedule } from './driver.ts';
 import { findCall } from './lifecycle.repository.ts';
 import { PLACEMENT_LOST, PROVIDER_LOST, UNPLACED_AFTER_SECONDS } from './reconcile.ts';
 

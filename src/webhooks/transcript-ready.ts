@@ -1,9 +1,9 @@
 import type { Logger } from 'pino';
 import type { Clock } from '../clock.ts';
 import type { Database } from '../db/database.ts';
-import { recordEvent } from '../events/events.repository.ts';
+import { type TranscriptsService, transcriptReadyData } from '../transcripts/transcripts.service.ts';
+import { recordEvent } from './events.repository.ts';
 import * as jobs from './transcript-jobs.repository.ts';
-import { type TranscriptsService, transcriptReadyData } from './transcripts.service.ts';
 
 /** Exponential backoff between checks: 5 s, 10 s, 20 s … capped at 15 min, until the job's deadline. */
 export function transcriptRetryDelayMs(attempts: number): number {

@@ -1,20 +1,11 @@
-import type { Logger } from 'pino';
-import type { Clock } from '../clock.ts';
-import type { Database } from '../db/database.ts';
-import type { ProviderEvent, VoiceProvider } from '../provider/interface.ts';
+import type { ProviderEvent } from '../provider/interface.ts';
 import { type ApplyOutcome, applyProviderEvent } from './apply-event.ts';
-import type { CallReports } from './call-reports.ts';
+import type { LifecycleDeps } from './lifecycle-deps.ts';
 import { processDue } from './post-process.ts';
 import { type ReconcileReport, reconcileOpenCalls } from './reconcile.ts';
 
 /** Applies the provider's events to our calls, runs post-processing and reconciles; the driver calls them. */
-export function createLifecycleService(deps: {
-  db: Database;
-  clock: Clock;
-  provider: VoiceProvider;
-  reports: CallReports;
-  logger?: Logger;
-}) {
+export function createLifecycleService(deps: LifecycleDeps) {
   return {
     applyProviderEvent: (event: ProviderEvent): Promise<ApplyOutcome> => applyProviderEvent(deps, event),
     /** Finishes every ended call whose post-processing is due; returns how many were finished. */

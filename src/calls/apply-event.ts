@@ -1,13 +1,14 @@
 import type { Logger } from 'pino';
 import { findAssistant } from '../assistants/assistants.repository.ts';
-import { canTransition } from '../calls/call-status.ts';
 import type { Clock } from '../clock.ts';
 import type { Database } from '../db/database.ts';
 import type { CallRow } from '../db/tables/calls.table.ts';
 import { newUuid } from '../ids.ts';
 import type { ProviderEvent } from '../provider/interface.ts';
 import type { CallReports } from './call-reports.ts';
+import { canTransition } from './call-status.ts';
 import * as repo from './lifecycle.repository.ts';
+import { createCall, newCallRow } from './new-call.ts';
 
 export type ApplyOutcome = 'applied' | 'ignored' | 'unknown';
 
@@ -134,41 +135,19 @@ async function createInbound(tx: Database, event: InboundEvent, now: Date): Prom
   if (await repo.callIdForProviderCall(tx, event.providerCallId)) return 'ignored';
   const assistant = await findAssistant(tx, event.assistantId);
   if (!assistant) return 'unknown';
-  const id = newUuid();
-  await repo.insertCall(tx, {
-    id,
+  const row = newCallRow({
+    id: newUuid(),
     customer_id: assistant.customer_id,
     assistant_id: assistant.id,
     direction: 'inbound',
     status: 'ringing',
     started_at: event.at,
-    answered_at: null,
-    ended_at: null,
-    duration_seconds: null,
     from_number: event.from,
     to_number: event.to,
     caller_name: event.callerName,
-    api_initiated: false,
-    api_key_id: null,
-    external_id: null,
-    variables: null,
-    metadata: null,
-    callback_url: null,
-    has_transcript: false,
-    recording_available: false,
-    summary: null,
-    disconnect_reason: null,
-    conversation_id: null,
-    cost_usd: null,
-    billable_seconds: null,
     created_at: event.at,
     updated_at: now,
   });
-  await repo.insertLifecycle(tx, {
-    call_id: id,
-    customer_id: assistant.customer_id,
-    provider_call_id: event.providerCallId,
-    now,
-  });
+  await createCall(tx, row, { providerCallId: event.providerCallId, now });
   return 'applied';
 }

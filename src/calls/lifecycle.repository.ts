@@ -1,6 +1,6 @@
-import { sql, type Updateable } from 'kysely';
+import type { Updateable } from 'kysely';
 import type { Database } from '../db/database.ts';
-import type { CallRow, CallsTable, NewCall } from '../db/tables/calls.table.ts';
+import type { CallRow, CallsTable } from '../db/tables/calls.table.ts';
 import type { CallLifecycleRow, CallLifecycleTable } from '../db/tables/lifecycle.table.ts';
 
 type CallChanges = Omit<Updateable<CallsTable>, 'id' | 'customer_id' | 'event_seq'>;
@@ -22,10 +22,6 @@ export async function updateCall(tx: Database, callId: string, changes: CallChan
     .where('id', '=', callId)
     .returningAll()
     .executeTakeFirstOrThrow();
-}
-
-export async function insertCall(tx: Database, row: NewCall): Promise<void> {
-  await tx.insertInto('calls').values(row).execute();
 }
 
 export async function callIdForProviderCall(tx: Database, providerCallId: string): Promise<string | null> {
@@ -99,31 +95,6 @@ export async function insertInsights(
       })),
     )
     .onConflict((oc) => oc.columns(['call_id', 'name']).doNothing())
-    .execute();
-}
-
-/** A random active assistant with a phone number: where demo inbound traffic goes. */
-export async function randomInboundTarget(db: Database) {
-  return db
-    .selectFrom('assistants')
-    .select(['id', 'language', 'phone_numbers'])
-    .where('is_active', '=', true)
-    .where(sql<boolean>`cardinality(phone_numbers) > 0`)
-    .orderBy(sql`random()`)
-    .limit(1)
-    .executeTakeFirst();
-}
-
-/** A customer's active assistants with a phone number: where simulated inbound calls go. */
-export async function inboundTargets(db: Database, customerId: string) {
-  return db
-    .selectFrom('assistants')
-    .select(['id', 'language', 'phone_numbers'])
-    .where('customer_id', '=', customerId)
-    .where('is_active', '=', true)
-    .where(sql<boolean>`cardinality(phone_numbers) > 0`)
-    .orderBy('created_at')
-    .orderBy('id')
     .execute();
 }
 

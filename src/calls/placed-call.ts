@@ -3,13 +3,6 @@ import type { CallRow } from '../db/tables/calls.table.ts';
 import type { PlacedCall } from '../provider/interface.ts';
 import * as repo from './lifecycle.repository.ts';
 
-/**
- * The lifecycle's part in placing an outbound call, inside the placing request's transaction: outbound/ owns the
- * request and the call row; the lifecycle owns the call's tracking (its provider handle and post-processing).
- */
-export const trackPlacedCall = (tx: Database, callId: string, customerId: string, now: Date): Promise<void> =>
-  repo.insertLifecycle(tx, { call_id: callId, customer_id: customerId, provider_call_id: null, now });
-
 /** The placed call, locked, with the provider's handle once known; undefined when the call is gone. */
 export async function lockPlacedCall(
   tx: Database,
@@ -27,3 +20,8 @@ export const recordProviderCall = (tx: Database, callId: string, placed: PlacedC
     carrier_call_id: placed.carrierCallId ?? null,
     updated_at: now,
   });
+
+/** Removes a call the provider never took; its tracking row and spend reservation go with it. */
+export async function removeUnplacedCall(tx: Database, callId: string): Promise<void> {
+  await tx.deleteFrom('calls').where('id', '=', callId).execute();
+}

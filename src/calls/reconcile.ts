@@ -1,10 +1,6 @@
-import type { Logger } from 'pino';
-import type { Clock } from '../clock.ts';
-import type { Database } from '../db/database.ts';
-import type { VoiceProvider } from '../provider/interface.ts';
 import { applyProviderEvent, endLostCall } from './apply-event.ts';
-import type { CallReports } from './call-reports.ts';
 import { openCalls } from './lifecycle.repository.ts';
+import type { LifecycleDeps } from './lifecycle-deps.ts';
 
 /** What ends a call its provider no longer knows: status `failed`, this `disconnect_reason`. */
 export const PROVIDER_LOST = 'provider_lost';
@@ -17,14 +13,6 @@ export const PLACEMENT_LOST = 'placement_lost';
 export const UNPLACED_AFTER_SECONDS = 600;
 const BATCH = 200;
 
-export type ReconcileDeps = {
-  db: Database;
-  clock: Clock;
-  provider: VoiceProvider;
-  reports: CallReports;
-  logger?: Logger | undefined;
-};
-
 export type ReconcileReport = { checked: number; applied: number; lost: number; retryLater: number };
 
 /**
@@ -36,7 +24,7 @@ export type ReconcileReport = { checked: number; applied: number; lost: number; 
  * Once `signal` is aborted (the server is stopping) the round ends after the call in hand.
  */
 export async function reconcileOpenCalls(
-  deps: ReconcileDeps,
+  deps: LifecycleDeps,
   signal?: AbortSignal,
 ): Promise<ReconcileReport> {
   const report: ReconcileReport = { checked: 0, applied: 0, lost: 0, retryLater: 0 };

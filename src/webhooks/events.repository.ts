@@ -1,4 +1,5 @@
 import { sql } from 'kysely';
+import { takeEventSequences } from '../calls/event-sequence.ts';
 import type { Database } from '../db/database.ts';
 import type { EventRow, EventType } from '../db/tables/events.table.ts';
 import { newUuid } from '../ids.ts';
@@ -44,12 +45,7 @@ export async function recordEvents(tx: Database, events: NewEvent[]): Promise<Ev
       select * from jsonb_to_recordset(${JSON.stringify(input)}::jsonb) as i(
         ord int, id uuid, customer_id uuid, type text, call_id uuid, data jsonb, occurred_at timestamptz)
     ),
-    bumped as (
-      update calls c set event_seq = c.event_seq + n.n
-      from (select call_id, count(*)::int as n from input group by call_id) n
-      where c.id = n.call_id
-      returning c.id, c.event_seq
-    ),
+    ${takeEventSequences()},
     ev as (
       insert into events (id, customer_id, type, call_id, sequence, data, occurred_at)
       select i.id, i.customer_id, i.type, i.call_id,

@@ -1,0 +1,38 @@
+import { type RawBuilder, sql } from 'kysely';
+import type { Database } from '../db/database.ts';
+
+/**
+ * The name of the assistant `assistantId` names (a column reference such as `c.assistant_id`), as an expression
+ * another module's query selects: one primary-key lookup per row, and the assistants table named only here.
+ */
+export const assistantNameOf = (assistantId: string): RawBuilder<string> =>
+  sql<string>`(select a.name from assistants a where a.id = ${sql.ref(assistantId)})`;
+
+/** The language of the assistant `assistantId` names, as an expression (see `assistantNameOf`). */
+export const assistantLanguageOf = (assistantId: string): RawBuilder<string> =>
+  sql<string>`(select a.language from assistants a where a.id = ${sql.ref(assistantId)})`;
+
+/** A random active assistant with a phone number: where demo inbound traffic goes. */
+export async function randomInboundTarget(db: Database) {
+  return db
+    .selectFrom('assistants')
+    .select(['id', 'language', 'phone_numbers'])
+    .where('is_active', '=', true)
+    .where(sql<boolean>`cardinality(phone_numbers) > 0`)
+    .orderBy(sql`random()`)
+    .limit(1)
+    .executeTakeFirst();
+}
+
+/** A customer's active assistants with a phone number: where simulated inbound calls go. */
+export async function inboundTargets(db: Database, customerId: string) {
+  return db
+    .selectFrom('assistants')
+    .select(['id', 'language', 'phone_numbers'])
+    .where('customer_id', '=', customerId)
+    .where('is_active', '=', true)
+    .where(sql<boolean>`cardinality(phone_numbers) > 0`)
+    .orderBy('created_at')
+    .orderBy('id')
+    .execute();
+}

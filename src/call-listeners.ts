@@ -1,0 +1,9 @@
+import { type CallReports, reportingTo } from './calls/call-reports.ts';
+import { outboundCallReports } from './outbound/call-reports.ts';
+import { webhookCallEvents } from './webhooks/call-events.ts';
+
+/**
+ * Who hears of a call's steps (services and the demo alike): webhooks record its events first, then outbound calls
+ * record their callbacks and settle the spend.
+ */
+export const callListeners = (): CallReports => reportingTo(webhookCallEvents, outboundCallReports);

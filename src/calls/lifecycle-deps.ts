@@ -1,0 +1,14 @@
+import type { Logger } from 'pino';
+import type { Clock } from '../clock.ts';
+import type { Database } from '../db/database.ts';
+import type { VoiceProvider } from '../provider/interface.ts';
+import type { CallReports } from './call-reports.ts';
+
+/** What the steps of a call's life work with: post-processing, reconciliation and the lifecycle service. */
+export type LifecycleDeps = {
+  db: Database;
+  clock: Clock;
+  provider: VoiceProvider;
+  reports: CallReports;
+  logger?: Logger | undefined;
+};

@@ -1,0 +1,22 @@
+import type { CallReports } from '../calls/call-reports.ts';
+import { callCompletedData, insightReceivedData } from './call-event-data.ts';
+import { recordEvent } from './events.repository.ts';
+
+/**
+ * Webhooks listen to calls: a finished call's `call.completed`, then its `call.insight.received` when it has
+ * insights, in the transaction that finished it.
+ */
+export const webhookCallEvents: CallReports = {
+  async progressed() {},
+  async finished(tx, call, { insights }, now) {
+    const base = { customerId: call.customer_id, callId: call.id, occurredAt: now };
+    await recordEvent(tx, { ...base, type: 'call.completed', data: callCompletedData(call) });
+    if (insights.length > 0) {
+      await recordEvent(tx, {
+        ...base,
+        type: 'call.insight.received',
+        data: insightReceivedData(call, insights),
+      });
+    }
+  },
+};
