@@ -26,7 +26,7 @@ import { dryRunAlias } from './outbound/dry-run-alias.ts';
 import type { RateLimiter } from './rate-limit/interface.ts';
 import { registerApiRoutes } from './routes.ts';
 import type { Services } from './services.ts';
-import { registerElevenLabsWebhook } from './upstream/elevenlabs-webhook.routes.ts';
+import { registerElevenLabsWebhook } from './elevenlabs/webhook.routes.ts';
 import { webhookOperations } from './webhooks/webhooks.openapi.ts';
 
 export type AppOptions = {

@@ -12,7 +12,7 @@ import { openRuntime } from './runtime.ts';
 import { startServer } from './server.ts';
 import { shutDown } from './shutdown.ts';
 import type { Storage } from './storage.ts';
-import { startReconciliation } from './upstream/elevenlabs-reconcile.ts';
+import { startReconciliation } from './elevenlabs/reconcile.ts';
 import { createConfiguredWorker, registerOutboxGauges } from './worker.ts';
 
 /**

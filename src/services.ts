@@ -1,5 +1,5 @@
 import type { Logger } from 'pino';
-import { assistantForAgent } from './assistants/agent-links.repository.ts';
+import { assistantForAgent } from './elevenlabs/agent-links.repository.ts';
 import { createAssistantsService } from './assistants/assistants.service.ts';
 import { createCallsService } from './calls/calls.service.ts';
 import type { Clock } from './clock.ts';
@@ -18,9 +18,9 @@ import { outboundCallReports } from './outbound/call-reports.ts';
 import { createCallbackSecrets } from './outbound/callback-signing.ts';
 import { createOutboundService } from './outbound/outbound.service.ts';
 import type { OutboundLimits } from './outbound-limits.ts';
-import { createElevenLabsProvider } from './provider/elevenlabs/adapter.ts';
+import { createElevenLabsProvider } from './elevenlabs/adapter.ts';
 import { guardProvider } from './provider/guarded.ts';
-import { createSimulator } from './provider/simulator.ts';
+import { createSimulator } from './simulator/simulator.ts';
 import type { Signer } from './signer.ts';
 import { createTranscriptsService } from './transcripts/transcripts.service.ts';
 import { createSubscriptionsService } from './webhooks/subscriptions.service.ts';

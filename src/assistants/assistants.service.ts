@@ -7,7 +7,7 @@ import { newUuid } from '../ids.ts';
 import { createCursorCodec, positionOfRow } from '../pagination/cursor.ts';
 import { checkE164 } from '../phone.ts';
 import type { Signer } from '../signer.ts';
-import * as links from './agent-links.repository.ts';
+import * as links from '../elevenlabs/agent-links.repository.ts';
 import { ASSISTANTS_DEFAULT_LIMIT, type ListAssistantsQuery } from './assistants.query.ts';
 import * as repo from './assistants.repository.ts';
 import { type AssistantsPage, rowToAssistant } from './assistants.views.ts';

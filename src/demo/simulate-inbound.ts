@@ -8,7 +8,7 @@ import { createLifecycleService } from '../lifecycle/lifecycle.service.ts';
 import { outboundCallReports } from '../outbound/call-reports.ts';
 import { guardProvider } from '../provider/guarded.ts';
 import { randomNanpNumber } from '../provider/random.ts';
-import { createSimulator } from '../provider/simulator.ts';
+import { createSimulator } from '../simulator/simulator.ts';
 import { createTranscriptsService } from '../transcripts/transcripts.service.ts';
 
 export const MAX_SIMULATED_CALLS = 500;

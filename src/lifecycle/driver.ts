@@ -2,7 +2,7 @@ import type { Logger } from 'pino';
 import type { Clock } from '../clock.ts';
 import type { Database } from '../db/database.ts';
 import { randomNanpNumber } from '../provider/random.ts';
-import type { Simulator } from '../provider/simulator.ts';
+import type { Simulator } from '../simulator/simulator.ts';
 import { randomInboundTarget } from './lifecycle.repository.ts';
 import type { LifecycleService } from './lifecycle.service.ts';
 

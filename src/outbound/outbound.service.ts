@@ -1,4 +1,4 @@
-import { findAgentLink } from '../assistants/agent-links.repository.ts';
+import { findAgentLink } from '../elevenlabs/agent-links.repository.ts';
 import { findAssistant } from '../assistants/assistants.repository.ts';
 import { type Clock, utcDay } from '../clock.ts';
 import type { Database } from '../db/database.ts';

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import type { ProviderEndStatus, ProviderEvent } from '../interface.ts';
+import type { ProviderEndStatus, ProviderEvent } from '../provider/interface.ts';
 import { type ConversationFacts, factsFromWire } from './facts.ts';
 
 /**

@@ -1,11 +1,11 @@
-import { linkedAgentIds } from '../assistants/agent-links.repository.ts';
+import { linkedAgentIds } from './agent-links.repository.ts';
 import type { Clock } from '../clock.ts';
 import type { Database } from '../db/database.ts';
 import { callIdForProviderCall } from '../lifecycle/lifecycle.repository.ts';
 import type { LifecycleService } from '../lifecycle/lifecycle.service.ts';
 import { lockPlacedCall, recordProviderCall } from '../lifecycle/placement.ts';
-import type { ElevenLabsProvider } from '../provider/elevenlabs/adapter.ts';
-import { applyEvents } from './elevenlabs-webhook.routes.ts';
+import type { ElevenLabsProvider } from './adapter.ts';
+import { applyEvents } from './webhook.routes.ts';
 import { unconfirmedPlacements } from './unconfirmed.repository.ts';
 
 /** How far back each pass looks for conversations we never heard of (a lost or refused webhook). */

@@ -3,13 +3,13 @@ import type { Clock } from '../clock.ts';
 import { AppError } from '../errors/app-error.ts';
 import type { ApplyOutcome } from '../lifecycle/apply-event.ts';
 import type { LifecycleService } from '../lifecycle/lifecycle.service.ts';
-import { eventsOf } from '../provider/elevenlabs/events.ts';
+import { eventsOf } from './events.ts';
 import {
   readSignatureHeader,
   type SignatureClaim,
   signatureMatches,
-} from '../provider/elevenlabs/signature.ts';
-import { parseWebhook } from '../provider/elevenlabs/webhook.ts';
+} from './signature.ts';
+import { parseWebhook } from './webhook.ts';
 import type { ProviderEvent } from '../provider/interface.ts';
 import type { RateLimiter } from '../rate-limit/interface.ts';
 

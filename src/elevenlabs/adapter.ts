@@ -1,6 +1,6 @@
 import type { ElevenLabsClient } from '@elevenlabs/elevenlabs-js';
-import { fail, ok } from '../errors.ts';
-import type { ProviderResult, VoiceProvider } from '../interface.ts';
+import { fail, ok } from '../provider/errors.ts';
+import type { ProviderResult, VoiceProvider } from '../provider/interface.ts';
 import { conversationOf, eventsOf } from './events.ts';
 import { factsFromSdk } from './facts.ts';
 

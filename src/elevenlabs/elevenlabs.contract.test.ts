@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { createLogger } from '../logger.ts';
-import { signatureHeader } from '../provider/elevenlabs/signature.ts';
+import { signatureHeader } from './signature.ts';
 import { signedIn } from '../testing/dashboard.fixtures.ts';
 import {
   type FakeConversation,
@@ -22,13 +22,13 @@ import {
   reconcileMissedCalls,
   resolveUnconfirmedPlacements,
   UNCONFIRMED_AFTER_SECONDS,
-} from './elevenlabs-reconcile.ts';
+} from './reconcile.ts';
 import {
   applyEvents,
   ELEVENLABS_WEBHOOK_PATH,
   WEBHOOK_BODY_LIMIT_BYTES,
   WEBHOOKS_PER_MINUTE_PER_IP,
-} from './elevenlabs-webhook.routes.ts';
+} from './webhook.routes.ts';
 
 const SERVER_SECRET = 'elevenlabs-contract-secret-0123456789abcdef';
 const API_KEY = 'xi-test-key';
