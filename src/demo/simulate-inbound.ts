@@ -2,13 +2,13 @@ import { ManualClock } from '../clock.ts';
 import type { Database } from '../db/database.ts';
 import { AppError, invalidInput } from '../errors/app-error.ts';
 import { newUuid } from '../ids.ts';
-import { runProviderTick } from '../lifecycle/driver.ts';
 import * as repo from '../lifecycle/lifecycle.repository.ts';
 import { createLifecycleService } from '../lifecycle/lifecycle.service.ts';
 import { outboundCallReports } from '../outbound/call-reports.ts';
 import { guardProvider } from '../provider/guarded.ts';
 import { randomNanpNumber } from '../provider/random.ts';
 import { createSimulator } from '../simulator/simulator.ts';
+import { runProviderTick } from '../simulator/simulator-loop.ts';
 import { createTranscriptsService } from '../transcripts/transcripts.service.ts';
 
 export const MAX_SIMULATED_CALLS = 500;

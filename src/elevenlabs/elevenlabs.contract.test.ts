@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
+import { applyProviderEvents } from '../calls/provider-calls.ts';
 import { createLogger } from '../logger.ts';
-import { signatureHeader } from './signature.ts';
 import { signedIn } from '../testing/dashboard.fixtures.ts';
 import {
   type FakeConversation,
@@ -23,8 +23,8 @@ import {
   resolveUnconfirmedPlacements,
   UNCONFIRMED_AFTER_SECONDS,
 } from './reconcile.ts';
+import { signatureHeader } from './signature.ts';
 import {
-  applyEvents,
   ELEVENLABS_WEBHOOK_PATH,
   WEBHOOK_BODY_LIMIT_BYTES,
   WEBHOOKS_PER_MINUTE_PER_IP,
@@ -92,7 +92,7 @@ describe('PROVIDER=elevenlabs against a local fake of the Agents API (through th
     const agentId = `agent_${agentSeq}_${c.customerId.slice(0, 8)}`;
     const phoneNumberId = `phnum_${agentSeq}`;
     fake.addNumber(phoneNumberId, AGENT_NUMBER);
-    await t.services.assistants.linkAgent({
+    await t.services.agentLinks.linkAgent({
       assistantId: c.assistant.id,
       agentId,
       numbers: [{ e164: AGENT_NUMBER, phoneNumberId, telephony }],
@@ -123,7 +123,7 @@ describe('PROVIDER=elevenlabs against a local fake of the Agents API (through th
   async function poll(conversationId: string) {
     const events = await t.services.provider.callEvents(conversationId);
     assert.ok(events.ok, JSON.stringify(events));
-    return applyEvents(t.services.lifecycle, events.value);
+    return applyProviderEvents(t.services.lifecycle, events.value);
   }
 
   const call = (id: string) =>
@@ -442,7 +442,7 @@ describe('PROVIDER=elevenlabs against a local fake of the Agents API (through th
       const c = await linkedCaller();
       const id: string = (await placeCall(t, c, { to_number: CUSTOMER_NUMBER })).body.id;
       const own = conversationOf(id);
-      await t.services.assistants.linkAgent({
+      await t.services.agentLinks.linkAgent({
         assistantId: c.assistant.id,
         agentId: `${c.agentId}_relinked`,
         numbers: [{ e164: AGENT_NUMBER, phoneNumberId: `phnum_${agentSeq}`, telephony: 'twilio' }],
@@ -458,7 +458,7 @@ describe('PROVIDER=elevenlabs against a local fake of the Agents API (through th
 
       const second = await placeCall(t, c, { to_number: CUSTOMER_NUMBER });
       const sibling = await newAssistant(t, c.customerId, { phoneNumbers: ['+14155550104'] });
-      await t.services.assistants.linkAgent({
+      await t.services.agentLinks.linkAgent({
         assistantId: sibling.id,
         agentId: `${c.agentId}_sibling`,
         numbers: [{ e164: '+14155550104', phoneNumberId: `phnum_${agentSeq}_sibling`, telephony: 'twilio' }],

@@ -102,18 +102,6 @@ export async function insertInsights(
     .execute();
 }
 
-/** A random active assistant with a phone number: where demo inbound traffic goes. */
-export async function randomInboundTarget(db: Database) {
-  return db
-    .selectFrom('assistants')
-    .select(['id', 'language', 'phone_numbers'])
-    .where('is_active', '=', true)
-    .where(sql<boolean>`cardinality(phone_numbers) > 0`)
-    .orderBy(sql`random()`)
-    .limit(1)
-    .executeTakeFirst();
-}
-
 /** A customer's active assistants with a phone number: where simulated inbound calls go. */
 export async function inboundTargets(db: Database, customerId: string) {
   return db

@@ -9,7 +9,6 @@ import {
   placeCall,
 } from '../testing/outbound.fixtures.ts';
 import { startTestApp, type TestApp } from '../testing/test-app.ts';
-import { reconcileSchedule } from './driver.ts';
 import { findCall } from './lifecycle.repository.ts';
 import { PLACEMENT_LOST, PROVIDER_LOST, UNPLACED_AFTER_SECONDS } from './reconcile.ts';
 
@@ -154,16 +153,5 @@ describe('reconciliation with the provider (calls that have not ended)', () => {
     assert.equal(await status(id), 'queued');
     await reconcile();
     assert.equal(await status(id), 'completed');
-  });
-});
-
-describe('the reconcile schedule of the driver', () => {
-  it('runs a round at start, then once every interval of the clock', () => {
-    const due = reconcileSchedule(60);
-    const at = (s: number) => new Date(Date.UTC(2026, 0, 1) + s * 1000);
-    assert.deepEqual(
-      [0, 1, 59, 60, 61, 119.9, 121].map((s) => due(at(s))),
-      [true, false, false, true, false, false, true],
-    );
   });
 });
