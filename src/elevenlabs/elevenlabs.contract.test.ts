@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { after, before, describe, it } from 'node:test';
+import { after, before, describe, it, mock } from 'node:test';
 import { applyProviderEvents } from '../calls/provider-calls.ts';
 import { createLogger } from '../logger.ts';
 import { signedIn } from '../testing/dashboard.fixtures.ts';
@@ -318,6 +318,33 @@ describe('PROVIDER=elevenlabs against a local fake of the Agents API (through th
     assert.equal(fake.requests.length, asked);
     assert.equal(await inboundCallFor(conv.conversation_id), undefined);
     assert.equal(await reconcileMissedCalls(deps), 1);
+  });
+
+  it('the server runs both passes every RECONCILE_INTERVAL_SECONDS', async () => {
+    const c = await linkedCaller();
+    const conv = await finishedInbound(c.agentId);
+    const listings = () =>
+      fake.requests.filter((r) => r.path.startsWith(`/v1/convai/conversations?agent_id=${c.agentId}`)).length;
+    mock.timers.enable({ apis: ['setInterval'] });
+    try {
+      const loop = elevenlabs().startReconciliation({
+        lifecycle: t.services.lifecycle,
+        logger: createLogger('silent'),
+        intervalSeconds: 300,
+      });
+      mock.timers.tick(299_000);
+      await new Promise((resolve) => setTimeout(resolve, 50));
+      assert.equal(listings(), 0, 'not before its interval');
+      mock.timers.tick(1_000);
+      for (let i = 0; i < 100 && !(await inboundCallFor(conv.conversation_id)); i++) {
+        await new Promise((resolve) => setTimeout(resolve, 20));
+      }
+      await loop.stop();
+      assert.equal(listings(), 1);
+      assert.ok(await inboundCallFor(conv.conversation_id));
+    } finally {
+      mock.timers.reset();
+    }
   });
 
   it('reads every cursor page of the conversation list', async () => {
