@@ -1,4 +1,3 @@
-import type { ElevenLabs } from '@elevenlabs/elevenlabs-js';
 import { z } from 'zod';
 
 /**
@@ -29,38 +28,86 @@ export type ConversationFacts = {
   hasAudio: boolean;
 };
 
-type Analysis = {
-  data: Record<string, { value?: unknown }> | undefined;
-  criteria: Record<string, { result: string }> | undefined;
-  success: string | undefined;
-};
+const opt = <T extends z.ZodType>(s: T) => s.nullish();
+const snakeToCamel = (key: string) => key.replace(/_([a-z])/g, (_, c: string) => c.toUpperCase());
+/**
+ * An object of the model under the SDK's (camel case) names, read from either form: its own keys are renamed from
+ * the wire's snake case, not those of the records inside it (data collection ids are the customer's own).
+ */
+const model = <T extends z.ZodRawShape>(shape: T) =>
+  z.preprocess(
+    (v) =>
+      v && typeof v === 'object' && !Array.isArray(v)
+        ? Object.fromEntries(Object.entries(v).map(([k, x]) => [snakeToCamel(k), x]))
+        : v,
+    z.object(shape),
+  );
+
+/**
+ * The conversation model (api/types/GetConversationResponseModel.d.ts and the models it names; on the wire
+ * serialization/types/…), only the fields we use; anything else passes. The webhook's `data` is this model
+ * (ElevenLabs' post-call webhook page).
+ */
+const conversationModel = model({
+  agentId: z.string(),
+  conversationId: z.string(),
+  status: z.enum(['initiated', 'in-progress', 'processing', 'done', 'failed']),
+  hasAudio: opt(z.boolean()),
+  metadata: model({
+    startTimeUnixSecs: z.number(),
+    acceptedTimeUnixSecs: opt(z.number()),
+    callDurationSecs: z.number(),
+    costFiat: opt(z.number()),
+    terminationReason: opt(z.string()),
+    // Exotel calls carry other fields; we read Twilio and SIP trunk ones.
+    phoneCall: opt(
+      z.union([
+        model({ type: z.literal('exotel') }),
+        model({
+          type: z.string(),
+          direction: z.enum(['inbound', 'outbound']),
+          agentNumber: z.string(),
+          externalNumber: z.string(),
+          callResult: opt(z.enum(['answered', 'voicemail', 'busy', 'no_answer', 'failed'])),
+        }),
+      ]),
+    ),
+  }),
+  analysis: opt(
+    model({
+      transcriptSummary: z.string(),
+      callSuccessful: opt(z.string()),
+      dataCollectionResults: opt(z.record(z.string(), z.object({ value: z.unknown() }))),
+      evaluationCriteriaResults: opt(z.record(z.string(), z.object({ result: z.string() }))),
+    }),
+  ),
+  conversationInitiationClientData: opt(model({ userId: opt(z.string()) })),
+  transcript: opt(z.array(model({ role: z.string(), message: opt(z.string()), timeInCallSecs: z.number() }))),
+});
 
 /** Insights: each data-collection result by its id, each evaluation criterion, and the call's success verdict. */
-function insightsOf(a: Analysis | null): { name: string; result: unknown }[] {
+function insightsOf(a: z.output<typeof conversationModel>['analysis']): ConversationFacts['insights'] {
   if (!a) return [];
   return [
-    ...Object.entries(a.data ?? {}).map(([name, r]) => ({ name, result: r.value ?? null })),
-    ...Object.entries(a.criteria ?? {}).map(([name, r]) => ({
+    ...Object.entries(a.dataCollectionResults ?? {}).map(([name, r]) => ({ name, result: r.value ?? null })),
+    ...Object.entries(a.evaluationCriteriaResults ?? {}).map(([name, r]) => ({
       name: `evaluation.${name}`,
       result: r.result,
     })),
-    ...(a.success ? [{ name: 'call_successful', result: a.success }] : []),
+    ...(a.callSuccessful ? [{ name: 'call_successful', result: a.callSuccessful }] : []),
   ];
 }
 
-const turnsOf = (t: { role: string; message?: string | null; time: number }[]) =>
-  t
-    .filter((x) => x.message)
-    .map((x) => ({
-      role: x.role === 'agent' ? ('agent' as const) : ('user' as const),
-      message: x.message ?? '',
-      offsetSeconds: x.time,
-    }));
-
-/** From the SDK's parsed `GetConversationResponseModel` (api/types/GetConversationResponseModel.d.ts). */
-export function factsFromSdk(c: ElevenLabs.GetConversationResponseModel): ConversationFacts {
+/**
+ * From the SDK's parsed `GetConversationResponseModel` or the `data` of a `post_call_transcription` webhook, as
+ * received (null when it is not a conversation we can read).
+ */
+export function conversationFacts(raw: unknown): ConversationFacts | null {
+  const parsed = conversationModel.safeParse(raw);
+  if (!parsed.success) return null;
+  const c = parsed.data;
   const m = c.metadata;
-  const phone = m.phoneCall && m.phoneCall.type !== 'exotel' ? m.phoneCall : null;
+  const phone = m.phoneCall && 'agentNumber' in m.phoneCall ? m.phoneCall : null;
   return {
     conversationId: c.conversationId,
     agentId: c.agentId,
@@ -80,104 +127,14 @@ export function factsFromSdk(c: ElevenLabs.GetConversationResponseModel): Conver
       : null,
     userId: c.conversationInitiationClientData?.userId ?? null,
     summary: c.analysis?.transcriptSummary ?? null,
-    insights: insightsOf(
-      c.analysis
-        ? {
-            data: c.analysis.dataCollectionResults,
-            criteria: c.analysis.evaluationCriteriaResults,
-            success: c.analysis.callSuccessful,
-          }
-        : null,
-    ),
-    turns: turnsOf(
-      c.transcript.map((t) => ({ role: t.role, message: t.message ?? null, time: t.timeInCallSecs })),
-    ),
-    hasAudio: c.hasAudio,
-  };
-}
-
-const opt = <T extends z.ZodType>(s: T) => s.nullish();
-
-/**
- * The wire form (serialization/types/GetConversationResponseModel.d.ts and the models it names), only the fields
- * we use; anything else passes. The webhook's `data` is this model (ElevenLabs' post-call webhook page).
- */
-const wireConversation = z.object({
-  agent_id: z.string(),
-  conversation_id: z.string(),
-  status: z.enum(['initiated', 'in-progress', 'processing', 'done', 'failed']),
-  has_audio: opt(z.boolean()),
-  metadata: z.object({
-    start_time_unix_secs: z.number(),
-    accepted_time_unix_secs: opt(z.number()),
-    call_duration_secs: z.number(),
-    cost_fiat: opt(z.number()),
-    termination_reason: opt(z.string()),
-    phone_call: opt(
-      z.object({
-        type: z.string(),
-        direction: z.enum(['inbound', 'outbound']),
-        agent_number: z.string(),
-        external_number: z.string(),
-        call_result: opt(z.enum(['answered', 'voicemail', 'busy', 'no_answer', 'failed'])),
-      }),
-    ),
-  }),
-  analysis: opt(
-    z.object({
-      transcript_summary: z.string(),
-      call_successful: opt(z.string()),
-      data_collection_results: opt(z.record(z.string(), z.object({ value: z.unknown() }))),
-      evaluation_criteria_results: opt(z.record(z.string(), z.object({ result: z.string() }))),
-    }),
-  ),
-  conversation_initiation_client_data: opt(z.object({ user_id: opt(z.string()) })),
-  transcript: opt(
-    z.array(z.object({ role: z.string(), message: opt(z.string()), time_in_call_secs: z.number() })),
-  ),
-});
-
-export function factsFromWire(raw: unknown): ConversationFacts | null {
-  const parsed = wireConversation.safeParse(raw);
-  if (!parsed.success) return null;
-  const c = parsed.data;
-  const m = c.metadata;
-  const phone = m.phone_call && m.phone_call.type !== 'exotel' ? m.phone_call : null;
-  return {
-    conversationId: c.conversation_id,
-    agentId: c.agent_id,
-    status: c.status,
-    startUnix: m.start_time_unix_secs,
-    acceptedUnix: m.accepted_time_unix_secs ?? null,
-    durationSeconds: m.call_duration_secs,
-    costFiatUsd: m.cost_fiat ?? null,
-    terminationReason: m.termination_reason ?? null,
-    phone: phone
-      ? {
-          direction: phone.direction,
-          agentNumber: phone.agent_number,
-          externalNumber: phone.external_number,
-          callResult: phone.call_result ?? null,
-        }
-      : null,
-    userId: c.conversation_initiation_client_data?.user_id ?? null,
-    summary: c.analysis?.transcript_summary ?? null,
-    insights: insightsOf(
-      c.analysis
-        ? {
-            data: c.analysis.data_collection_results ?? undefined,
-            criteria: c.analysis.evaluation_criteria_results ?? undefined,
-            success: c.analysis.call_successful ?? undefined,
-          }
-        : null,
-    ),
-    turns: turnsOf(
-      (c.transcript ?? []).map((t) => ({
-        role: t.role,
-        message: t.message ?? null,
-        time: t.time_in_call_secs,
+    insights: insightsOf(c.analysis),
+    turns: (c.transcript ?? [])
+      .filter((t) => t.message)
+      .map((t) => ({
+        role: t.role === 'agent' ? ('agent' as const) : ('user' as const),
+        message: t.message ?? '',
+        offsetSeconds: t.timeInCallSecs,
       })),
-    ),
-    hasAudio: c.has_audio ?? false,
+    hasAudio: c.hasAudio ?? false,
   };
 }
