@@ -3,7 +3,7 @@ import { afterEach, beforeEach, describe, it, mock } from 'node:test';
 import { ManualClock } from '../clock.ts';
 import type { Database } from '../db/database.ts';
 import type { ProviderEvent } from '../provider/interface.ts';
-import { startSimulatorLoop } from './simulator-loop.ts';
+import { type SimulatedWorld, startSimulatorLoop } from './simulator-loop.ts';
 
 const settle = async () => {
   for (let i = 0; i < 10; i++) await Promise.resolve();
@@ -16,6 +16,23 @@ const config = {
   demoInboundCallsPerMinute: 0,
 };
 
+/** The loop over a simulator whose `runDue` is given and calls that apply events with `applyProviderEvent`. */
+const startWith = (
+  runDue: SimulatedWorld['simulator']['runDue'],
+  lifecycle: SimulatedWorld['lifecycle'],
+  clock = new ManualClock('2026-03-01T10:00:00.000Z'),
+) =>
+  startSimulatorLoop(
+    {
+      db: {} as Database,
+      world: { simulator: { configure: () => {}, simulateInbound: async () => 'unused', runDue }, lifecycle },
+      config,
+      clock,
+      logger,
+    },
+    { demo: false },
+  );
+
 describe("the simulator's tick", () => {
   beforeEach(() => mock.timers.enable({ apis: ['setInterval'] }));
   afterEach(() => mock.timers.reset());
@@ -25,32 +42,20 @@ describe("the simulator's tick", () => {
     const asked: Date[] = [];
     const applied: ProviderEvent[] = [];
     const event = { type: 'call.answered' } as ProviderEvent;
-    const loop = startSimulatorLoop(
-      {
-        db: {} as Database,
-        world: {
-          simulator: {
-            configure: () => {},
-            simulateInbound: async () => 'unused',
-            runDue: async (now, deliver) => {
-              asked.push(now);
-              await deliver(event);
-              return 1;
-            },
-          },
-          lifecycle: {
-            applyProviderEvent: async (e) => {
-              applied.push(e);
-              return 'applied';
-            },
-            processDue: async () => assert.fail('post-processing is the calls module’s own loop'),
-          },
-        },
-        config,
-        clock,
-        logger,
+    const loop = startWith(
+      async (now, deliver) => {
+        asked.push(now);
+        await deliver(event);
+        return 1;
       },
-      { demo: false },
+      {
+        applyProviderEvent: async (e) => {
+          applied.push(e);
+          return 'applied';
+        },
+        processDue: async () => assert.fail('post-processing is the calls module’s own loop'),
+      },
+      clock,
     );
     await settle();
     assert.equal(asked.length, 0, 'not before the first second');
@@ -69,31 +74,18 @@ describe("the simulator's tick", () => {
       tickStarted = resolve;
     });
     let ended = false;
-    const loop = startSimulatorLoop(
-      {
-        db: {} as Database,
-        world: {
-          simulator: {
-            configure: () => {},
-            simulateInbound: async () => 'unused',
-            // A backlog that only ends when it is told to stop.
-            runDue: (_now, _deliver, signal) =>
-              new Promise<number>((resolve) => {
-                tickSignal = signal;
-                tickStarted();
-                signal?.addEventListener('abort', () => {
-                  ended = true;
-                  resolve(0);
-                });
-              }),
-          },
-          lifecycle: { applyProviderEvent: async () => 'applied', processDue: async () => 0 },
-        },
-        config,
-        clock: new ManualClock('2026-03-01T10:00:00.000Z'),
-        logger,
-      },
-      { demo: false },
+    const loop = startWith(
+      // A backlog that only ends when it is told to stop.
+      (_now, _deliver, signal) =>
+        new Promise<number>((resolve) => {
+          tickSignal = signal;
+          tickStarted();
+          signal?.addEventListener('abort', () => {
+            ended = true;
+            resolve(0);
+          });
+        }),
+      { applyProviderEvent: async () => 'applied', processDue: async () => 0 },
     );
     mock.timers.tick(1_000);
     await started;
