@@ -38,7 +38,7 @@ export async function runProviderTick(
 }
 
 /** A stranger calls a random active assistant (demo traffic). False when no assistant can take calls. */
-export async function ringRandomAssistant(
+async function ringRandomAssistant(
   db: Database,
   simulator: SimulatedWorld['simulator'],
 ): Promise<boolean> {
