@@ -38,10 +38,7 @@ export async function runProviderTick(
 }
 
 /** A stranger calls a random active assistant (demo traffic). False when no assistant can take calls. */
-async function ringRandomAssistant(
-  db: Database,
-  simulator: SimulatedWorld['simulator'],
-): Promise<boolean> {
+async function ringRandomAssistant(db: Database, simulator: SimulatedWorld['simulator']): Promise<boolean> {
   const target = await randomInboundTarget(db);
   const to = target?.phone_numbers[0];
   if (!target || !to) return false;
