@@ -26,7 +26,6 @@ import { dryRunAlias } from './outbound/dry-run-alias.ts';
 import type { RateLimiter } from './rate-limit/interface.ts';
 import { registerApiRoutes } from './routes.ts';
 import type { Services } from './services.ts';
-import { registerElevenLabsWebhook } from './upstream/elevenlabs-webhook.routes.ts';
 import { webhookOperations } from './webhooks/webhooks.openapi.ts';
 
 export type AppOptions = {
@@ -129,13 +128,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   // The provider's own webhooks (PROVIDER=elevenlabs): outside /api/v1, signed by the provider, not keyed.
   const { elevenlabs } = options.services;
   if (elevenlabs) {
-    registerElevenLabsWebhook(app, {
-      assistantForAgent: elevenlabs.assistantForAgent,
-      clock: options.clock,
-      limiter: options.limiter,
-      lifecycle: options.services.lifecycle,
-      webhookSecret: elevenlabs.webhookSecret,
-    });
+    elevenlabs.registerWebhook(app, { limiter: options.limiter, lifecycle: options.services.lifecycle });
   }
   registerReferencePage(app);
   await app.register(

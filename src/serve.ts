@@ -1,4 +1,5 @@
 import type { Logger } from 'pino';
+import { startCallLoops } from './calls/call-loops.ts';
 import { startControlSocket } from './cli/server-host.ts';
 import { operatorAccess, readStartState, startHints } from './cli/start-hints.ts';
 import { systemClock } from './clock.ts';
@@ -6,13 +7,12 @@ import { type Config, loadConfig } from './config.ts';
 import { seedDemoUser } from './dashboard/demo-user.ts';
 import { relaxedPolicyWarning } from './delivery/target-url.ts';
 import { seedDemo } from './demo/seed-demo.ts';
-import { startVoiceBackground } from './lifecycle/background.ts';
 import { createLogger } from './logger.ts';
 import { openRuntime } from './runtime.ts';
 import { startServer } from './server.ts';
 import { shutDown } from './shutdown.ts';
+import { startSimulatorLoop } from './simulator/simulator-loop.ts';
 import type { Storage } from './storage.ts';
-import { startReconciliation } from './upstream/elevenlabs-reconcile.ts';
 import { createConfiguredWorker, registerOutboxGauges } from './worker.ts';
 
 /**
@@ -34,30 +34,30 @@ export async function serve(config: Config, opening: Promise<Storage>): Promise<
   delivery?.worker.start();
   registerOutboxGauges(runtime);
   const server = await startServer(runtime, delivery ? [delivery.probe] : []);
-  // Provider simulator, call lifecycle and post-processing; demo inbound traffic in demo mode.
-  const voice = startVoiceBackground(
+  // The calls' own schedule (post-processing, reconciliation), the simulator's clock (demo inbound traffic in demo
+  // mode) and, with PROVIDER=elevenlabs, its reconciliation of timed-out placements and unreported conversations.
+  const { lifecycle } = runtime.services;
+  const callLoops = startCallLoops({
+    lifecycle,
+    logger,
+    reconcileIntervalSeconds: config.reconcileIntervalSeconds,
+  });
+  const simulation = startSimulatorLoop(
     {
       db: runtime.database.db,
-      parts: runtime.services,
+      world: runtime.services,
       config,
       clock: runtime.clock,
-      logger: runtime.logger,
+      logger,
     },
     { demo: config.demoSeed && runtime.database.kind === 'pglite' && config.provider === 'simulator' },
   );
-  // PROVIDER=elevenlabs: every minute, placements that timed out and inbound conversations no webhook reported.
-  const upstream = runtime.services.elevenlabs;
-  const reconciliation = upstream
-    ? startReconciliation(
-        {
-          db: runtime.database.db,
-          provider: upstream.provider,
-          lifecycle: runtime.services.lifecycle,
-          clock: runtime.clock,
-        },
-        (err) => logger.error({ err }, 'ElevenLabs reconciliation failed'),
-      )
-    : null;
+  const reconciliation =
+    runtime.services.elevenlabs?.startReconciliation({
+      lifecycle,
+      logger,
+      intervalSeconds: config.reconcileIntervalSeconds,
+    }) ?? null;
 
   const lines = [
     '',
@@ -92,7 +92,8 @@ export async function serve(config: Config, opening: Promise<Storage>): Promise<
       [
         { name: 'operator socket', run: () => control?.close() },
         { name: 'HTTP server, then its usage counts and last-used times', run: () => server.close() },
-        { name: 'call driver', run: () => voice.stop() },
+        { name: 'simulator', run: () => simulation.stop() },
+        { name: 'call post-processing and reconciliation', run: () => callLoops.stop() },
         { name: 'ElevenLabs reconciliation', run: () => reconciliation?.stop() },
         { name: 'webhook worker', run: () => delivery?.close() },
         { name: 'storage', run: () => runtime.close() },

@@ -1,5 +1,4 @@
 import type { Logger } from 'pino';
-import { assistantForAgent } from './assistants/agent-links.repository.ts';
 import { createAssistantsService } from './assistants/assistants.service.ts';
 import { callListeners } from './call-listeners.ts';
 import { createCallsService } from './calls/calls.service.ts';
@@ -11,6 +10,8 @@ import { createDashboardServices } from './dashboard/dashboard.services.ts';
 import type { Database } from './db/database.ts';
 import type { Notifications } from './db/notifications.ts';
 import type { SenderNetwork } from './delivery/http-sender.ts';
+import { createAgentLinksService } from './elevenlabs/agent-links.service.ts';
+import { createElevenLabs, type ElevenLabsSettings } from './elevenlabs/elevenlabs.ts';
 import { createAuthenticator } from './keys/authenticate.ts';
 import { createKeyCache } from './keys/key-cache.ts';
 import type { KeyHasher } from './keys/key-hash.ts';
@@ -18,18 +19,15 @@ import { createKeysService } from './keys/keys.service.ts';
 import { createCallbackSecrets } from './outbound/callback-signing.ts';
 import { createOutboundService } from './outbound/outbound.service.ts';
 import type { OutboundLimits } from './outbound-limits.ts';
-import { createElevenLabsProvider } from './provider/elevenlabs/adapter.ts';
 import { guardProvider } from './provider/guarded.ts';
-import { createSimulator } from './provider/simulator.ts';
 import type { Signer } from './signer.ts';
+import { createSimulator } from './simulator/simulator.ts';
 import { createTranscriptsService } from './transcripts/transcripts.service.ts';
 import { createSubscriptionsService } from './webhooks/subscriptions.service.ts';
 import { createWebhookEventsService } from './webhooks/webhook-events.service.ts';
 
 /** Which upstream provider places and receives calls (PROVIDER); the simulator unless said. */
-export type ProviderChoice =
-  | { kind: 'simulator' }
-  | { kind: 'elevenlabs'; apiKey: string; webhookSecret: string; baseUrl: string; timeoutMs: number };
+export type ProviderChoice = { kind: 'simulator' } | ({ kind: 'elevenlabs' } & ElevenLabsSettings);
 
 export type CoreDeps = {
   db: Database;
@@ -67,19 +65,13 @@ export function createServices(deps: CoreDeps) {
   // value. Calls report each call's steps to their listeners (events, callbacks, spend).
   const simulator = createSimulator({ db: deps.db, clock: deps.clock, account: deps.simulatorAccount });
   const choice = deps.provider ?? { kind: 'simulator' };
-  const forAgent = (agentId: string) => assistantForAgent(deps.db, agentId);
   const elevenlabs =
     choice.kind === 'elevenlabs'
-      ? {
-          provider: createElevenLabsProvider({ ...choice, assistantForAgent: forAgent }),
-          webhookSecret: choice.webhookSecret,
-          assistantForAgent: forAgent,
-        }
+      ? createElevenLabs({ db: deps.db, clock: deps.clock, settings: choice })
       : null;
-  // The SDK times each request out itself (PROVIDER_TIMEOUT_MS); the guard is the backstop for a placement's two.
   const provider = guardProvider(elevenlabs?.provider ?? simulator, {
     logger: deps.logger,
-    ...(choice.kind === 'elevenlabs' ? { timeoutMs: choice.timeoutMs * 2 } : {}),
+    ...(elevenlabs ? { timeoutMs: elevenlabs.guardTimeoutMs } : {}),
   });
   const voice = { ...deps, provider };
   const keyCache = createKeyCache(deps);
@@ -87,6 +79,8 @@ export function createServices(deps: CoreDeps) {
     customers: createCustomersService({ ...deps, onKeysChanged: () => keyCache.changed(null) }),
     keys: createKeysService({ ...deps, keyCache }),
     assistants: createAssistantsService(deps),
+    /** Which ElevenLabs agent answers for an assistant (kept whichever provider runs, so links can be made first). */
+    agentLinks: createAgentLinksService(deps),
     calls: createCallsService(deps),
     authenticator: createAuthenticator({ ...deps, keyCache }),
     simulator,
@@ -96,7 +90,7 @@ export function createServices(deps: CoreDeps) {
     lifecycle: createLifecycleService({ ...voice, reports: callListeners() }),
     outbound: createOutboundService({
       ...voice,
-      requireAgentLink: elevenlabs !== null,
+      ...(elevenlabs ? { agentFor: elevenlabs.agentFor } : {}),
       keepUnconfirmed: elevenlabs !== null,
     }),
     transcripts: createTranscriptsService(voice),

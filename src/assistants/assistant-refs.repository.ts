@@ -1,5 +1,11 @@
 import { type RawBuilder, sql } from 'kysely';
 import type { Database } from '../db/database.ts';
+import { findAssistant } from './assistants.repository.ts';
+
+/** An assistant's numbers, whichever customer's it is (operator tools); undefined when there is no such assistant. */
+export async function assistantNumbers(db: Database, assistantId: string): Promise<string[] | undefined> {
+  return (await findAssistant(db, assistantId))?.phone_numbers;
+}
 
 /**
  * The name of the assistant `assistantId` names (a column reference such as `c.assistant_id`), as an expression

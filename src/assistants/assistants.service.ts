@@ -1,13 +1,11 @@
 import type { Clock } from '../clock.ts';
 import type { Database } from '../db/database.ts';
-import type { AgentPhoneNumbers, AgentTelephony } from '../db/tables/assistant-agents.table.ts';
 import type { AssistantRow } from '../db/tables/assistants.table.ts';
 import { type Issue, invalidInput, notFound } from '../errors/app-error.ts';
 import { newUuid } from '../ids.ts';
 import { createCursorCodec, positionOfRow } from '../pagination/cursor.ts';
 import { checkE164 } from '../phone.ts';
 import type { Signer } from '../signer.ts';
-import * as links from './agent-links.repository.ts';
 import { ASSISTANTS_DEFAULT_LIMIT, type ListAssistantsQuery } from './assistants.query.ts';
 import * as repo from './assistants.repository.ts';
 import { type AssistantsPage, rowToAssistant } from './assistants.views.ts';
@@ -29,53 +27,6 @@ export function createAssistantsService(deps: { db: Database; clock: Clock; sign
   const { db, clock } = deps;
   const cursors = createCursorCodec(deps.signer, 'assistants-cursor');
   return {
-    /**
-     * Links an assistant to its ElevenLabs agent (`agent_…`) and each of its numbers to the provider's id of it
-     * (`phnum_…`, Twilio or SIP trunk). Every number given must be one of the assistant's.
-     */
-    async linkAgent(input: {
-      assistantId: string;
-      agentId: string;
-      numbers: { e164: string; phoneNumberId: string; telephony: AgentTelephony }[];
-    }): Promise<{ assistantId: string; agentId: string; phoneNumbers: AgentPhoneNumbers }> {
-      const assistant = await repo.findAssistant(db, input.assistantId);
-      if (!assistant) throw notFound('Assistant');
-      const issues: Issue[] = [
-        ...(input.agentId.trim() ? [] : [{ path: ['agent_id'], message: 'Must not be empty.' }]),
-        ...input.numbers.flatMap((n, i) =>
-          assistant.phone_numbers.includes(n.e164) && n.phoneNumberId.trim()
-            ? []
-            : [
-                {
-                  path: ['phone_number_id', String(i)],
-                  message: `${n.e164} is not one of the assistant's numbers.`,
-                },
-              ],
-        ),
-      ];
-      if (issues.length > 0) throw invalidInput(issues);
-      const phoneNumbers: AgentPhoneNumbers = Object.fromEntries(
-        input.numbers.map((n) => [n.e164, { id: n.phoneNumberId.trim(), telephony: n.telephony }]),
-      );
-      await links.upsertAgentLink(db, {
-        assistantId: assistant.id,
-        agentId: input.agentId.trim(),
-        phoneNumbers,
-        now: clock.now(),
-      });
-      return { assistantId: assistant.id, agentId: input.agentId.trim(), phoneNumbers };
-    },
-
-    /** The agent links of these assistants, by assistant id (the dashboard shows them). */
-    async agentLinks(
-      assistantIds: string[],
-    ): Promise<Map<string, { agentId: string; phoneNumbers: AgentPhoneNumbers }>> {
-      const rows = await links.findAgentLinks(db, assistantIds);
-      return new Map(
-        rows.map((r) => [r.assistant_id, { agentId: r.agent_id, phoneNumbers: r.phone_numbers }]),
-      );
-    },
-
     async createAssistant(input: NewAssistantInput): Promise<AssistantRow> {
       const language = input.language ?? 'en-US';
       const phones = input.phoneNumbers ?? [];

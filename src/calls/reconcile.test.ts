@@ -1,6 +1,5 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { reconcileSchedule } from '../lifecycle/driver.ts';
 import {
   ANSWERS,
   advance,
@@ -154,16 +153,5 @@ describe('reconciliation with the provider (calls that have not ended)', () => {
     assert.equal(await status(id), 'queued');
     await reconcile();
     assert.equal(await status(id), 'completed');
-  });
-});
-
-describe('the reconcile schedule of the driver', () => {
-  it('runs a round at start, then once every interval of the clock', () => {
-    const due = reconcileSchedule(60);
-    const at = (s: number) => new Date(Date.UTC(2026, 0, 1) + s * 1000);
-    assert.deepEqual(
-      [0, 1, 59, 60, 61, 119.9, 121].map((s) => due(at(s))),
-      [true, false, false, true, false, false, true],
-    );
   });
 });

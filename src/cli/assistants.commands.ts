@@ -65,7 +65,7 @@ export function registerAssistantCommands(program: Command, cli: Cli): void {
           const telephony: AgentTelephony = kind === 'sip_trunk' ? 'sip_trunk' : 'twilio';
           return { e164: e164.trim(), phoneNumberId, telephony };
         });
-        const link = await services.assistants.linkAgent({ assistantId, agentId: opts.agentId, numbers });
+        const link = await services.agentLinks.linkAgent({ assistantId, agentId: opts.agentId, numbers });
         output(
           cli,
           opts,

@@ -78,7 +78,7 @@ export function registerCallsRoutes(app: FastifyInstance, ctx: DashboardContext)
   app.get('/assistants', async (request, reply) => {
     const s = sessionOf(request);
     const list = await services.assistants.listAssistants(s.customerId, { limit: 100 });
-    const agents = await services.assistants.agentLinks(list.data.map((a) => a.id));
+    const agents = await services.agentLinks.agentLinks(list.data.map((a) => a.id));
     return sendHtml(
       reply,
       assistantsPage({ user: userOf(s), assistants: list.data, total: list.pagination.total, agents }),

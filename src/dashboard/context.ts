@@ -12,6 +12,7 @@ import type { DashboardServices } from './dashboard.services.ts';
 import type { SafeHtml } from './html.ts';
 import type { Flash, Session, SessionSettings } from './sessions.service.ts';
 import { DEFAULT_SESSION_SETTINGS } from './sessions.service.ts';
+import type { AgentLinks } from './views/calls.view.ts';
 import type { PageUser } from './views/layout.ts';
 import './dashboard-types.ts';
 
@@ -32,6 +33,8 @@ export const DEFAULT_DASHBOARD_SETTINGS: DashboardSettings = {
 /** The services the dashboard's pages call: the same domain layer as the API, named one by one. */
 export type DashboardDomain = {
   assistants: AssistantsService;
+  /** The agent each assistant is linked to upstream, shown on its row. */
+  agentLinks: { agentLinks(assistantIds: string[]): Promise<AgentLinks> };
   calls: CallsService;
   keys: KeysService;
   transcripts: TranscriptsService;

@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import type { AssistantRow } from '../db/tables/assistants.table.ts';
 import { rng } from '../provider/random.ts';
-import { archivedInput, buildScript } from '../provider/simulator-script.ts';
+import { archivedInput, buildScript } from '../simulator/simulator-script.ts';
 import { generateCalls } from './call-generator.ts';
 
 const assistant = (id: string, language: string): AssistantRow =>

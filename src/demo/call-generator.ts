@@ -4,7 +4,7 @@ import type { AssistantRow } from '../db/tables/assistants.table.ts';
 import type { NewCall } from '../db/tables/calls.table.ts';
 import { newUuid } from '../ids.ts';
 import { pick, randomNanpNumber } from '../provider/random.ts';
-import { archivedInput, buildScript, conversationIdFor } from '../provider/simulator-script.ts';
+import { archivedInput, buildScript, conversationIdFor } from '../simulator/simulator-script.ts';
 
 const CALLER_NAMES = [
   'Maria Garcia',

@@ -6,10 +6,10 @@ import { ManualClock } from '../clock.ts';
 import type { Database } from '../db/database.ts';
 import { AppError, invalidInput } from '../errors/app-error.ts';
 import { newUuid } from '../ids.ts';
-import { runProviderTick } from '../lifecycle/driver.ts';
 import { guardProvider } from '../provider/guarded.ts';
 import { randomNanpNumber } from '../provider/random.ts';
-import { createSimulator } from '../provider/simulator.ts';
+import { createSimulator } from '../simulator/simulator.ts';
+import { runProviderTick } from '../simulator/simulator-loop.ts';
 import { createTranscriptsService } from '../transcripts/transcripts.service.ts';
 
 export const MAX_SIMULATED_CALLS = 500;

@@ -1,4 +1,3 @@
-import { findAgentLink } from '../assistants/agent-links.repository.ts';
 import { findAssistant } from '../assistants/assistants.repository.ts';
 import { ESTIMATE_UNITS, formatUsd, MAX_CALL_SECONDS } from '../calls/billing.ts';
 import { createCall } from '../calls/new-call.ts';
@@ -31,8 +30,11 @@ export function createOutboundService(deps: {
   webhooks: TargetPolicy;
   /** The limits of customers without their own: the largest cap is read afresh under the key's lock. */
   outboundDefaults: OutboundLimits;
-  /** The provider places calls as an upstream agent (ElevenLabs): an assistant must be linked to one. */
-  requireAgentLink?: boolean;
+  /**
+   * The provider places calls as an upstream agent (ElevenLabs): the agent of the assistant's `from` number, read
+   * in the placing transaction; it refuses (`assistant.not_linked`) an assistant that is not linked.
+   */
+  agentFor?: ((tx: Database, assistantId: string, from: string) => Promise<AgentLink>) | undefined;
   /**
    * A placement the provider did not confirm in time is kept, queued with no provider handle, instead of removed:
    * the provider may have placed it, and reconciliation finds out (ElevenLabs: by our call id). Never re-placed.
@@ -46,18 +48,6 @@ export function createOutboundService(deps: {
     if (body.callback_url === undefined) return;
     const issues = checkTargetUrl(body.callback_url, deps.webhooks, ['body', 'callback_url']);
     if (issues.length > 0) throw invalidTargetInput(issues);
-  }
-
-  async function agentFor(tx: Database, assistantId: string, from: string): Promise<AgentLink> {
-    const link = await findAgentLink(tx, assistantId);
-    const number = link?.phone_numbers[from];
-    if (!link || !number) {
-      throw new AppError(
-        'assistant.not_linked',
-        `The assistant is not linked to an ElevenLabs agent for ${from}; link it: assistants link ${assistantId} --agent-id … --phone-number-id ${from}=phnum_….`,
-      );
-    }
-    return { agentId: link.agent_id, phoneNumberId: number.id, telephony: number.telephony };
   }
 
   /** Claim the key, check everything, reserve the estimate and record the queued call: one transaction. */
@@ -83,7 +73,7 @@ export function createOutboundService(deps: {
       ]);
       if (!assistant) throw new AppError('resource.not_found', 'Assistant not found.');
       const from = assistant.phone_numbers[0] ?? '';
-      const agent = deps.requireAgentLink ? await agentFor(tx, assistant.id, from) : null;
+      const agent = deps.agentFor ? await deps.agentFor(tx, assistant.id, from) : null;
       // The key's row lock makes concurrent placements on one key take their reservations in turn.
       const key = await lockKeyForSpend(tx, p.keyId);
       if (!key) throw new AppError('auth.revoked', 'The API key no longer exists.');

@@ -2,10 +2,10 @@ import assert from 'node:assert/strict';
 import type { OutboundLimitsChange } from '../customers/customers.service.ts';
 import type { AssistantRow } from '../db/tables/assistants.table.ts';
 import { GRANTABLE_SCOPES } from '../keys/scopes.ts';
-import { runProviderTick } from '../lifecycle/driver.ts';
+import { runProviderTick } from '../simulator/simulator-loop.ts';
 import { newCustomer, type TestApp, type TestResponse } from './test-app.ts';
 
-/** Test numbers of the simulator (see provider/simulator-plan.ts): the last four digits pick the outcome. */
+/** Test numbers of the simulator (see simulator/simulator-plan.ts): the last four digits pick the outcome. */
 export const ANSWERS = '+14155550199';
 export const BUSY = '+14155550191';
 export const NO_ANSWER = '+14155550192';

@@ -1,6 +1,6 @@
 import { z } from 'zod';
-import type { ProviderEndStatus, ProviderEvent } from '../interface.ts';
-import { type ConversationFacts, factsFromWire } from './facts.ts';
+import type { ProviderEndStatus, ProviderEvent } from '../provider/interface.ts';
+import { type ConversationFacts, conversationFacts } from './facts.ts';
 
 /**
  * The envelope of ElevenLabs' post-call webhooks: `type`, `event_timestamp` (unix seconds) and `data`. The SDK
@@ -30,7 +30,7 @@ export function parseWebhook(body: unknown): ParsedWebhook {
   if (!e.success) return { kind: 'invalid' };
   const at = new Date(e.data.event_timestamp * 1000);
   if (e.data.type === 'post_call_transcription') {
-    const facts = factsFromWire(e.data.data);
+    const facts = conversationFacts(e.data.data);
     return facts ? { kind: 'conversation', facts } : { kind: 'invalid' };
   }
   if (e.data.type === 'call_initiation_failure') {

@@ -2,9 +2,10 @@ import assert from 'node:assert/strict';
 import { createHmac } from 'node:crypto';
 import { describe, it } from 'node:test';
 import { ElevenLabsError, ElevenLabsTimeoutError } from '@elevenlabs/elevenlabs-js';
+import { wireConversation } from '../testing/fake-elevenlabs.ts';
 import { providerErrorOf } from './errors.ts';
 import { conversationOf, eventsOf, usd } from './events.ts';
-import type { ConversationFacts } from './facts.ts';
+import { type ConversationFacts, conversationFacts } from './facts.ts';
 import { readSignatureHeader, signatureHeader, signatureMatches } from './signature.ts';
 import { parseWebhook } from './webhook.ts';
 
@@ -244,5 +245,38 @@ describe('post-call webhook payloads', () => {
       kind: 'other',
       type: 'post_call_audio',
     });
+  });
+});
+
+describe('a conversation read either way', () => {
+  it('gives the same facts from the SDK model and from the wire form, data collection ids as they are', async () => {
+    // The SDK's own parser turns the wire form into its model, as `conversations.get` does.
+    const { GetConversationResponseModel } = await import('@elevenlabs/elevenlabs-js/serialization/index.js');
+    const wire = wireConversation({
+      conversation_id: 'conv_1',
+      agent_id: 'agent_1',
+      status: 'done',
+      user_id: 'call-1',
+      direction: 'outbound',
+      phone_number_id: 'phnum_1',
+      agent_number: '+14155550102',
+      external_number: '+14155550199',
+      call_sid: 'CA0123456789',
+      call_result: 'answered',
+      start: T,
+      accepted: T + 3,
+      duration: 42,
+      dynamic_variables: {},
+    });
+    const sdk = GetConversationResponseModel.parseOrThrow(wire, { unrecognizedObjectKeys: 'passthrough' });
+    const fromWire = conversationFacts(wire);
+    assert.ok(fromWire);
+    assert.deepEqual(conversationFacts(sdk), fromWire);
+    assert.deepEqual(
+      fromWire.insights.map((i) => i.name),
+      ['appointment_confirmed', 'evaluation.polite', 'call_successful'],
+    );
+    assert.equal(fromWire.phone?.externalNumber, '+14155550199');
+    assert.equal(fromWire.turns.length, 2);
   });
 });

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
-import { after, before, describe, it } from 'node:test';
+import { after, before, describe, it, mock } from 'node:test';
+import { applyProviderEvents } from '../calls/provider-calls.ts';
 import { createLogger } from '../logger.ts';
-import { signatureHeader } from '../provider/elevenlabs/signature.ts';
 import { signedIn } from '../testing/dashboard.fixtures.ts';
 import {
   type FakeConversation,
@@ -22,13 +22,13 @@ import {
   reconcileMissedCalls,
   resolveUnconfirmedPlacements,
   UNCONFIRMED_AFTER_SECONDS,
-} from './elevenlabs-reconcile.ts';
+} from './reconcile.ts';
+import { signatureHeader } from './signature.ts';
 import {
-  applyEvents,
   ELEVENLABS_WEBHOOK_PATH,
   WEBHOOK_BODY_LIMIT_BYTES,
   WEBHOOKS_PER_MINUTE_PER_IP,
-} from './elevenlabs-webhook.routes.ts';
+} from './webhook.routes.ts';
 
 const SERVER_SECRET = 'elevenlabs-contract-secret-0123456789abcdef';
 const API_KEY = 'xi-test-key';
@@ -83,20 +83,22 @@ describe('PROVIDER=elevenlabs against a local fake of the Agents API (through th
     clock: t.clock,
   });
 
-  /** A caller whose assistant is linked to a fresh agent, subscribed to every call event. */
+  /** A caller whose assistant is linked to a fresh agent, subscribed to every call event unless told not to. */
   async function linkedCaller(
     telephony: 'twilio' | 'sip_trunk' = 'twilio',
+    o: { subscribed?: boolean } = {},
   ): Promise<Caller & { agentId: string }> {
     const c = await newCaller(t);
     agentSeq += 1;
     const agentId = `agent_${agentSeq}_${c.customerId.slice(0, 8)}`;
     const phoneNumberId = `phnum_${agentSeq}`;
     fake.addNumber(phoneNumberId, AGENT_NUMBER);
-    await t.services.assistants.linkAgent({
+    await t.services.agentLinks.linkAgent({
       assistantId: c.assistant.id,
       agentId,
       numbers: [{ e164: AGENT_NUMBER, phoneNumberId, telephony }],
     });
+    if (o.subscribed === false) return { ...c, agentId };
     const sub = await t.request('POST', '/api/v1/webhook-subscriptions', {
       key: c.key,
       body: {
@@ -123,7 +125,7 @@ describe('PROVIDER=elevenlabs against a local fake of the Agents API (through th
   async function poll(conversationId: string) {
     const events = await t.services.provider.callEvents(conversationId);
     assert.ok(events.ok, JSON.stringify(events));
-    return applyEvents(t.services.lifecycle, events.value);
+    return applyProviderEvents(t.services.lifecycle, events.value);
   }
 
   const call = (id: string) =>
@@ -320,6 +322,35 @@ describe('PROVIDER=elevenlabs against a local fake of the Agents API (through th
     assert.equal(await reconcileMissedCalls(deps), 1);
   });
 
+  it('the server runs both passes every RECONCILE_INTERVAL_SECONDS', async () => {
+    // No subscriber: the call leaves no transcript job behind for the other files' workers.
+    const c = await linkedCaller('twilio', { subscribed: false });
+    const conv = await finishedInbound(c.agentId);
+    const listings = () =>
+      fake.requests.filter((r) => r.path.startsWith(`/v1/convai/conversations?agent_id=${c.agentId}`)).length;
+    mock.timers.enable({ apis: ['setInterval'] });
+    try {
+      const loop = elevenlabs().startReconciliation({
+        lifecycle: t.services.lifecycle,
+        logger: createLogger('silent'),
+        intervalSeconds: 300,
+      });
+      mock.timers.tick(299_000);
+      await new Promise((resolve) => setTimeout(resolve, 50));
+      assert.equal(listings(), 0, 'not before its interval');
+      mock.timers.tick(1_000);
+      for (let i = 0; i < 100 && !(await inboundCallFor(conv.conversation_id)); i++) {
+        await new Promise((resolve) => setTimeout(resolve, 20));
+      }
+      await loop.stop();
+      assert.equal(listings(), 1);
+      assert.ok(await inboundCallFor(conv.conversation_id));
+      await t.services.lifecycle.processDue();
+    } finally {
+      mock.timers.reset();
+    }
+  });
+
   it('reads every cursor page of the conversation list', async () => {
     const agentId = 'agent_many_conversations';
     const ids = Array.from(
@@ -442,7 +473,7 @@ describe('PROVIDER=elevenlabs against a local fake of the Agents API (through th
       const c = await linkedCaller();
       const id: string = (await placeCall(t, c, { to_number: CUSTOMER_NUMBER })).body.id;
       const own = conversationOf(id);
-      await t.services.assistants.linkAgent({
+      await t.services.agentLinks.linkAgent({
         assistantId: c.assistant.id,
         agentId: `${c.agentId}_relinked`,
         numbers: [{ e164: AGENT_NUMBER, phoneNumberId: `phnum_${agentSeq}`, telephony: 'twilio' }],
@@ -458,7 +489,7 @@ describe('PROVIDER=elevenlabs against a local fake of the Agents API (through th
 
       const second = await placeCall(t, c, { to_number: CUSTOMER_NUMBER });
       const sibling = await newAssistant(t, c.customerId, { phoneNumbers: ['+14155550104'] });
-      await t.services.assistants.linkAgent({
+      await t.services.agentLinks.linkAgent({
         assistantId: sibling.id,
         agentId: `${c.agentId}_sibling`,
         numbers: [{ e164: '+14155550104', phoneNumberId: `phnum_${agentSeq}_sibling`, telephony: 'twilio' }],

@@ -1,17 +1,13 @@
 import type { FastifyInstance } from 'fastify';
-import type { ApplyOutcome } from '../calls/apply-event.ts';
-import type { LifecycleService } from '../calls/lifecycle.service.ts';
+import { applyProviderEvents } from '../calls/provider-calls.ts';
 import type { Clock } from '../clock.ts';
 import { AppError } from '../errors/app-error.ts';
-import { eventsOf } from '../provider/elevenlabs/events.ts';
-import {
-  readSignatureHeader,
-  type SignatureClaim,
-  signatureMatches,
-} from '../provider/elevenlabs/signature.ts';
-import { parseWebhook } from '../provider/elevenlabs/webhook.ts';
-import type { ProviderEvent } from '../provider/interface.ts';
+import type { ApplyOutcome } from '../calls/apply-event.ts';
+import type { LifecycleService } from '../calls/lifecycle.service.ts';
 import type { RateLimiter } from '../rate-limit/interface.ts';
+import { eventsOf } from './events.ts';
+import { readSignatureHeader, type SignatureClaim, signatureMatches } from './signature.ts';
+import { parseWebhook } from './webhook.ts';
 
 export const ELEVENLABS_WEBHOOK_PATH = '/provider/elevenlabs/webhook';
 /**
@@ -23,7 +19,7 @@ export const WEBHOOK_BODY_LIMIT_BYTES = 3 * 1024 * 1024;
 /** Post-call webhooks accepted per source address and minute (ElevenLabs sends from a few addresses). */
 export const WEBHOOKS_PER_MINUTE_PER_IP = 600;
 
-export type UpstreamDeps = {
+export type ElevenLabsWebhookDeps = {
   assistantForAgent: (agentId: string) => Promise<string | null>;
   clock: Clock;
   limiter: RateLimiter;
@@ -31,21 +27,11 @@ export type UpstreamDeps = {
   webhookSecret: string;
 };
 
-/** Applies a conversation's events in order; a replayed or late one is ignored by the state machine. */
-export async function applyEvents(
-  lifecycle: LifecycleService,
-  events: ProviderEvent[],
-): Promise<ApplyOutcome[]> {
-  const outcomes: ApplyOutcome[] = [];
-  for (const event of events) outcomes.push(await lifecycle.applyProviderEvent(event));
-  return outcomes;
-}
-
 /**
  * `POST /provider/elevenlabs/webhook`: ElevenLabs' post-call webhooks. Not the customer API (no key): limited per
  * source address, and nothing changes unless the `ElevenLabs-Signature` over the raw bytes is valid and fresh.
  */
-export function registerElevenLabsWebhook(app: FastifyInstance, deps: UpstreamDeps): void {
+export function registerElevenLabsWebhook(app: FastifyInstance, deps: ElevenLabsWebhookDeps): void {
   app.register(async (scope) => {
     scope.decorateRequest('signatureClaim', null);
     // The signature covers the bytes as sent: keep them, parse after the check.
@@ -98,9 +84,9 @@ export function registerElevenLabsWebhook(app: FastifyInstance, deps: UpstreamDe
       let outcomes: ApplyOutcome[] = [];
       if (parsed.kind === 'conversation') {
         const assistantId = await deps.assistantForAgent(parsed.facts.agentId);
-        outcomes = await applyEvents(deps.lifecycle, eventsOf(parsed.facts, assistantId));
+        outcomes = await applyProviderEvents(deps.lifecycle, eventsOf(parsed.facts, assistantId));
       } else if (parsed.kind === 'initiation_failure') {
-        outcomes = await applyEvents(deps.lifecycle, [parsed.event]);
+        outcomes = await applyProviderEvents(deps.lifecycle, [parsed.event]);
       }
       return reply
         .code(200)

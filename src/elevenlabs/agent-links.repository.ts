@@ -45,8 +45,7 @@ export async function assistantForAgent(db: Database, agentId: string): Promise<
   return row?.assistant_id ?? null;
 }
 
-/** Every linked agent: where reconciliation looks for inbound calls it missed. */
-export async function linkedAgentIds(db: Database): Promise<string[]> {
-  const rows = await db.selectFrom('assistant_agents').select('agent_id').distinct().execute();
-  return rows.map((r) => r.agent_id);
+/** Every assistant's agent: where reconciliation looks for inbound calls and placements it missed. */
+export function linkedAgents(db: Database): Promise<{ assistant_id: string; agent_id: string }[]> {
+  return db.selectFrom('assistant_agents').select(['assistant_id', 'agent_id']).execute();
 }

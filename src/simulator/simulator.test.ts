@@ -2,9 +2,9 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { ManualClock } from '../clock.ts';
 import { newUuid } from '../ids.ts';
+import { guardProvider } from '../provider/guarded.ts';
+import type { PlaceCallRequest, ProviderEvent, VoiceProvider } from '../provider/interface.ts';
 import { testDatabase } from '../testing/test-database.ts';
-import { guardProvider } from './guarded.ts';
-import type { PlaceCallRequest, ProviderEvent, VoiceProvider } from './interface.ts';
 import { createSimulator } from './simulator.ts';
 import { NO_ANSWER_AFTER_SECONDS } from './simulator-plan.ts';
 

@@ -1,4 +1,4 @@
-import type { ProviderInsight, ProviderTurn } from './interface.ts';
+import type { ProviderInsight, ProviderTurn } from '../provider/interface.ts';
 
 export type Scenario = {
   direction: 'inbound' | 'outbound';

@@ -1,8 +1,8 @@
 import type { ElevenLabsClient } from '@elevenlabs/elevenlabs-js';
-import { fail, ok } from '../errors.ts';
-import type { ProviderResult, VoiceProvider } from '../interface.ts';
+import { fail, ok } from '../provider/errors.ts';
+import type { ProviderResult, VoiceProvider } from '../provider/interface.ts';
 import { conversationOf, eventsOf } from './events.ts';
-import { factsFromSdk } from './facts.ts';
+import { type ConversationFacts, conversationFacts } from './facts.ts';
 
 /** Pages of the conversation list read by one reconciliation pass, at most (100 conversations each). */
 const MAX_LIST_PAGES = 20;
@@ -57,7 +57,18 @@ export function createElevenLabsProvider(settings: ElevenLabsSettings) {
     return listed.ok ? ok(listed.value.conversations[0]?.conversationId ?? null) : listed;
   }
 
-  const conversation = (id: string) => attempt(`conversation ${id}`, (ai) => ai.conversations.get(id));
+  async function conversation(id: string): Promise<ProviderResult<ConversationFacts>> {
+    const got = await attempt(`conversation ${id}`, (ai) => ai.conversations.get(id));
+    if (!got.ok) return got;
+    const facts = conversationFacts(got.value);
+    return facts
+      ? ok(facts)
+      : fail({
+          code: 'unavailable',
+          retryable: false,
+          detail: `ElevenLabs sent conversation ${id} in a shape we cannot read.`,
+        });
+  }
 
   const provider: VoiceProvider = {
     async placeCall(request) {
@@ -105,14 +116,13 @@ export function createElevenLabsProvider(settings: ElevenLabsSettings) {
 
     async getConversation(conversationId) {
       const got = await conversation(conversationId);
-      return got.ok ? ok(conversationOf(factsFromSdk(got.value))) : got;
+      return got.ok ? ok(conversationOf(got.value)) : got;
     },
 
     async callEvents(providerCallId) {
       const got = await conversation(providerCallId);
       if (!got.ok) return got;
-      const facts = factsFromSdk(got.value);
-      return ok(eventsOf(facts, await settings.assistantForAgent(facts.agentId)));
+      return ok(eventsOf(got.value, await settings.assistantForAgent(got.value.agentId)));
     },
   };
 

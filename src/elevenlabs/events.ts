@@ -1,4 +1,9 @@
-import type { Conversation, ConversationDetails, ProviderEndStatus, ProviderEvent } from '../interface.ts';
+import type {
+  Conversation,
+  ConversationDetails,
+  ProviderEndStatus,
+  ProviderEvent,
+} from '../provider/interface.ts';
 import type { ConversationFacts } from './facts.ts';
 
 /** While ElevenLabs is still `processing` (the spec's "settling"), ask for the transcript again after this. */
