@@ -1,0 +1,32 @@
+import assert from 'node:assert/strict';
+import { readdirSync, readFileSync } from 'node:fs';
+import path from 'node:path';
+import { describe, it } from 'node:test';
+import { MODULES, renderModuleMap, withModuleMap } from './modules.ts';
+import { checkModules, formatViolations, type SourceTree } from './testing/module-rules.ts';
+
+const SRC = import.meta.dirname;
+const ARCHITECTURE = path.join(SRC, '../docs/architecture.md');
+
+/** The sources and READMEs of src/, by path relative to it. */
+function sourceTree(): SourceTree {
+  const tree = new Map<string, string>();
+  for (const entry of readdirSync(SRC, { recursive: true, withFileTypes: true })) {
+    if (!entry.isFile() || !(entry.name.endsWith('.ts') || entry.name === 'README.md')) continue;
+    const file = path.join(entry.parentPath, entry.name);
+    tree.set(path.relative(SRC, file).split(path.sep).join('/'), readFileSync(file, 'utf8'));
+  }
+  return tree;
+}
+
+describe('modules', () => {
+  it('keeps the rules of src/modules.ts: no cycles, front doors, layers, one owner per table, no SQL in routes', () => {
+    const violations = checkModules(sourceTree(), MODULES);
+    assert.equal(violations.length, 0, `${violations.length} violations:\n${formatViolations(violations)}`);
+  });
+
+  it('docs/architecture.md shows the map as it is (npm run docs:modules rewrites it)', () => {
+    const doc = readFileSync(ARCHITECTURE, 'utf8');
+    assert.equal(doc, withModuleMap(doc, renderModuleMap()), 'stale module map: run npm run docs:modules');
+  });
+});
