@@ -3,7 +3,7 @@ import { readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, it } from 'node:test';
 import { MODULES, renderModuleMap, withModuleMap } from './modules.ts';
-import { checkModules, formatViolations, type SourceTree } from './testing/module-rules.ts';
+import { checkModules, formatViolations, importsOf, type SourceTree } from './testing/module-rules.ts';
 
 const SRC = import.meta.dirname;
 const ARCHITECTURE = path.join(SRC, '../docs/architecture.md');
@@ -23,6 +23,16 @@ describe('modules', () => {
   it('keeps the rules of src/modules.ts: no cycles, front doors, layers, one owner per table, no SQL in routes', () => {
     const violations = checkModules(sourceTree(), MODULES);
     assert.equal(violations.length, 0, `${violations.length} violations:\n${formatViolations(violations)}`);
+  });
+
+  it('sees the imports: every relative import of src/ resolves to one of its files', () => {
+    const tree = sourceTree();
+    const imports = importsOf(tree);
+    assert.ok(imports.length > 500, `only ${imports.length} imports found`);
+    assert.deepEqual(
+      imports.filter((i) => !tree.has(i.to)).map((i) => `${i.from} → ${i.specifier}`),
+      [],
+    );
   });
 
   it('docs/architecture.md shows the map as it is (npm run docs:modules rewrites it)', () => {
