@@ -17,21 +17,21 @@ export type Import = { from: string; to: string; specifier: string };
 
 const TEST_FILE = /\.test\.ts$/;
 const isCheckedSource = (file: string, modules: ModuleMap): boolean =>
-  file.endsWith('.ts') && !TEST_FILE.test(file) && modules[moduleOf(file, modules) ?? '']?.kind !== 'tests';
+  file.endsWith('.ts') && !TEST_FILE.test(file) && modules[moduleOf(file, modules)]?.kind !== 'tests';
 
-/** The module a file belongs to: its folder's, or the group that lists it among its top-level files. */
-export function moduleOf(file: string, modules: ModuleMap): string | undefined {
+/**
+ * The module a file belongs to: its folder's, or the group that lists it among its top-level files. A folder or
+ * file the map does not know is a module of its own, so the import rules still see it (and checkMap reports it).
+ */
+export function moduleOf(file: string, modules: ModuleMap): string {
   const slash = file.indexOf('/');
-  if (slash >= 0) {
-    const folder = file.slice(0, slash);
-    return modules[folder] && !modules[folder].files ? folder : undefined;
-  }
-  return Object.keys(modules).find((name) => modules[name]?.files?.includes(file));
+  if (slash >= 0) return file.slice(0, slash);
+  return Object.keys(modules).find((name) => modules[name]?.files?.includes(file)) ?? file;
 }
 
 /** The files another module may import: a folder's index.ts, or each file of a group of top-level files. */
 export function frontDoors(name: string, modules: ModuleMap): readonly string[] {
-  return modules[name]?.files ?? [`${name}/index.ts`];
+  return modules[name]?.files ?? (name.endsWith('.ts') ? [name] : [`${name}/index.ts`]);
 }
 
 /**
@@ -61,7 +61,7 @@ function crossModuleImports(tree: SourceTree, modules: ModuleMap): Edge[] {
     .flatMap((i) => {
       const from = moduleOf(i.from, modules);
       const to = moduleOf(i.to, modules);
-      return from && to && from !== to ? [{ from, to, example: i }] : [];
+      return from !== to ? [{ from, to, example: i }] : [];
     });
 }
 
@@ -131,7 +131,7 @@ export function checkFrontDoors(tree: SourceTree, modules: ModuleMap): Violation
 export function checkLayers(tree: SourceTree, modules: ModuleMap): Violation[] {
   const layer = (name: string): number => LAYERS.indexOf(modules[name]?.kind ?? 'tests');
   return crossModuleImports(tree, modules)
-    .filter((e) => layer(e.to) > layer(e.from))
+    .filter((e) => modules[e.from] && modules[e.to] && layer(e.to) > layer(e.from))
     .map((e) => ({
       file: e.example.from,
       rule: 'layers',
@@ -330,7 +330,7 @@ export function checkMap(tree: SourceTree, modules: ModuleMap): Violation[] {
   }
   const unmapped = new Set(
     [...tree.keys()]
-      .filter((f) => f.endsWith('.ts') && !TEST_FILE.test(f) && moduleOf(f, modules) === undefined)
+      .filter((f) => f.endsWith('.ts') && !TEST_FILE.test(f) && !modules[moduleOf(f, modules)])
       .map((f) => (f.includes('/') ? `${f.slice(0, f.indexOf('/'))}/` : f)),
   );
   for (const f of unmapped) {
