@@ -169,7 +169,7 @@ export function renderModuleMap(modules: ModuleMap = MODULES): string {
     '- a table is named in SQL (Kysely builders, raw `sql`) only inside its owner; migrations, tests and `testing/`',
     '  are exempt;',
     '- routes and views (`*.routes.ts`, `*.views.ts`, `dashboard/views/`) import no repository, nothing of `db/`',
-    '  and not Kysely;',
+    "  and not Kysely, a row's type (`import type` of a table type) excepted;",
     '- every table of `db/schema.ts` has exactly one owner; every folder module has `index.ts` and a README.md',
     '  of at most 8 lines.',
     '',

@@ -162,21 +162,35 @@ describe('module rules', () => {
     assert.deepEqual([...tablesNamedIn('x.ts', text, tables)].sort(), ['calls', 'spend']);
   });
 
-  it('d. find a route or view importing a repository, db/ or Kysely', () => {
+  it('d. find a route or view importing a repository, db/ or Kysely; a row type is allowed', () => {
     assert.deepEqual(checkRoutesNoSql(clean), []);
+    const rowTypes = planted({
+      'db/tables/calls.table.ts': 'export type CallsTable = { id: string };\n',
+      'calls/calls.views.ts': [
+        "import type { Selectable } from 'kysely';",
+        "import { type CallsTable } from '../db/tables/calls.table.ts';",
+        'export const toApi = (row: Selectable<CallsTable>) => row.id;',
+        '',
+      ].join('\n'),
+    });
+    assert.deepEqual(checkRoutesNoSql(rowTypes), []);
     const tree = planted({
       'calls/calls.routes.ts': [
         "import { sql } from 'kysely';",
         "import type { DB } from '../db/index.ts';",
-        "import { insertCall } from './calls.repository.ts';",
+        "import type { insertCall } from './calls.repository.ts';",
+        "import { type CallsTable, callsTable } from '../db/tables/calls.table.ts';",
         '',
       ].join('\n'),
+      'db/tables/calls.table.ts':
+        "export type CallsTable = { id: string };\nexport const callsTable = 'calls';\n",
       'dashboard/views/calls.view.ts': "import { count } from '../../calls/calls.repository.ts';\n",
     });
     assert.deepEqual(whats(checkRoutesNoSql(tree)), [
       'calls/calls.routes.ts: imports kysely (SQL belongs in a repository)',
       'calls/calls.routes.ts: imports db/index.ts (call a service instead)',
       'calls/calls.routes.ts: imports calls/calls.repository.ts (call a service instead)',
+      'calls/calls.routes.ts: imports db/tables/calls.table.ts (call a service instead)',
       'dashboard/views/calls.view.ts: imports calls/calls.repository.ts (call a service instead)',
     ]);
   });
