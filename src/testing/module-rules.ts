@@ -127,7 +127,7 @@ export function checkFrontDoors(tree: SourceTree, modules: ModuleMap): Violation
     }));
 }
 
-/** f. A module imports no module of a higher layer (platform < domain < surface < app < entry < tests). */
+/** f. A module imports no module of a higher layer (the order of LAYERS in src/modules.ts). */
 export function checkLayers(tree: SourceTree, modules: ModuleMap): Violation[] {
   const layer = (name: string): number => LAYERS.indexOf(modules[name]?.kind ?? 'tests');
   return crossModuleImports(tree, modules)
