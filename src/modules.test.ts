@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, it } from 'node:test';
-import { MODULES, renderModuleMap, withModuleMap } from './modules.ts';
+import { MAP_END, MAP_START, MODULES, renderModuleMap, withModuleMap } from './modules.ts';
 import { checkModules, formatViolations, importsOf, type SourceTree } from './testing/module-rules.ts';
 
 const SRC = import.meta.dirname;
@@ -38,5 +38,11 @@ describe('modules', () => {
   it('docs/architecture.md shows the map as it is (npm run docs:modules rewrites it)', () => {
     const doc = readFileSync(ARCHITECTURE, 'utf8');
     assert.equal(doc, withModuleMap(doc, renderModuleMap()), 'stale module map: run npm run docs:modules');
+  });
+
+  it('rewrites only the block between the markers, and refuses a document without them', () => {
+    const doc = `# Title\n\n${MAP_START}\nold\n${MAP_END}\n\nAfter.\n`;
+    assert.equal(withModuleMap(doc, 'new'), `# Title\n\n${MAP_START}\nnew\n${MAP_END}\n\nAfter.\n`);
+    assert.throws(() => withModuleMap('# Title\n', 'new'), /no <!-- module-map:start -->/);
   });
 });

@@ -34,11 +34,16 @@ export function frontDoors(name: string, modules: ModuleMap): readonly string[] 
   return modules[name]?.files ?? (name.endsWith('.ts') ? [name] : [`${name}/index.ts`]);
 }
 
+/** Every rule reads the imports; a tree is scanned once. */
+const importsByTree = new WeakMap<SourceTree, Import[]>();
+
 /**
  * The relative imports of every file, found by TypeScript's own scanner (comments and strings are not imports;
  * `import type`, re-exports and `import('…')` are), resolved to paths of the tree.
  */
 export function importsOf(tree: SourceTree): Import[] {
+  const cached = importsByTree.get(tree);
+  if (cached) return cached;
   const found: Import[] = [];
   for (const [file, text] of tree) {
     if (!file.endsWith('.ts')) continue;
@@ -50,6 +55,7 @@ export function importsOf(tree: SourceTree): Import[] {
       found.push({ from: file, to, specifier });
     }
   }
+  importsByTree.set(tree, found);
   return found;
 }
 
