@@ -1,9 +1,9 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { z } from 'zod';
-import { EVENT_TYPES } from '../db/tables/events.table.ts';
 import { invalidInput } from '../errors/app-error.ts';
 import { apiResponses, POST_CODES } from '../http/responses.ts';
 import { requirePrincipal } from '../keys/request-principal.ts';
+import { EVENT_TYPES } from './event-types.ts';
 import {
   challengeSchema,
   deletedSchema,

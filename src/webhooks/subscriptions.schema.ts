@@ -1,6 +1,6 @@
 import { z } from 'zod';
-import { EVENT_TYPES } from '../db/tables/events.table.ts';
 import { sameShape } from '../http/responses.ts';
+import { EVENT_TYPES } from './event-types.ts';
 import type { SubscriptionView } from './subscriptions.service.ts';
 import type { WebhookEventsService } from './webhook-events.service.ts';
 

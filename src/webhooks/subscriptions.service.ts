@@ -1,12 +1,12 @@
 import type { Clock } from '../clock.ts';
 import type { SecretBox } from '../crypto/secret-box.ts';
 import type { Database } from '../db/database.ts';
-import { EVENT_TYPES } from '../db/tables/events.table.ts';
 import type { SubscriptionRow } from '../db/tables/webhooks.table.ts';
 import { newWebhookSecret } from '../delivery/signature.ts';
 import { checkTargetUrl, invalidTargetInput } from '../delivery/target-url.ts';
 import { AppError, type Issue, notFound } from '../errors/app-error.ts';
 import { newSubscriptionId } from '../ids.ts';
+import { EVENT_TYPES } from './event-types.ts';
 import * as repo from './subscriptions.repository.ts';
 
 export const ANNOUNCED_EVENTS = ['sms.received', 'sms.sent'];

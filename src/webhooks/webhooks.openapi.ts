@@ -1,5 +1,5 @@
-import { EVENT_TYPES, type EventType } from '../db/tables/events.table.ts';
 import { envelopeOf, eventEnvelopeSchemas } from './envelope.ts';
+import { EVENT_TYPES, type EventType } from './event-types.ts';
 import { sampleData } from './test-event.ts';
 
 /** What a delivery of each event looks like: the dashboard's test event, less its `test` mark, at a fixed time. */
