@@ -27,6 +27,7 @@ import type { RateLimiter } from './rate-limit/interface.ts';
 import { registerApiRoutes } from './routes.ts';
 import type { Services } from './services.ts';
 import { registerElevenLabsWebhook } from './upstream/elevenlabs-webhook.routes.ts';
+import { registerUsageCounting } from './usage/usage.hooks.ts';
 import { webhookOperations } from './webhooks/webhooks.openapi.ts';
 
 export type AppOptions = {
@@ -118,7 +119,9 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
     );
   });
 
-  // Customer dashboard under /dashboard (and `/` redirects there); also counts API requests per key.
+  // Metering: API requests per key, counted whatever else is registered.
+  registerUsageCounting(app, options.services.usage);
+  // Customer dashboard under /dashboard (and `/` redirects there).
   await registerDashboard(app, {
     services: options.services,
     limiter: options.limiter,

@@ -23,6 +23,7 @@ import { guardProvider } from './provider/guarded.ts';
 import { createSimulator } from './provider/simulator.ts';
 import type { Signer } from './signer.ts';
 import { createTranscriptsService } from './transcripts/transcripts.service.ts';
+import { createUsageService } from './usage/usage.service.ts';
 import { createSubscriptionsService } from './webhooks/subscriptions.service.ts';
 import { createWebhookEventsService } from './webhooks/webhook-events.service.ts';
 
@@ -83,6 +84,7 @@ export function createServices(deps: CoreDeps) {
   });
   const voice = { ...deps, provider };
   const keyCache = createKeyCache(deps);
+  const usage = createUsageService(deps);
   return {
     customers: createCustomersService({ ...deps, onKeysChanged: () => keyCache.changed(null) }),
     keys: createKeysService({ ...deps, keyCache }),
@@ -103,8 +105,10 @@ export function createServices(deps: CoreDeps) {
     callbackSecrets: createCallbackSecrets(deps),
     subscriptions: createSubscriptionsService({ ...deps, ...deps.webhooks }),
     webhookEvents: createWebhookEventsService(deps),
-    // Dashboard users, sessions, usage counters
-    dashboard: createDashboardServices(deps),
+    /** API requests per key per day (metering), counted by a hook the API registers. */
+    usage,
+    // Dashboard users, sessions, the usage report
+    dashboard: createDashboardServices({ ...deps, usage }),
   };
 }
 

@@ -5,11 +5,12 @@ import type { Database } from '../db/database.ts';
 import { createWebhookSender, type SenderNetwork, type WebhookSender } from '../delivery/http-sender.ts';
 import { createCursorCodec, positionOfRow, SERIAL_IDS } from '../pagination/cursor.ts';
 import type { Signer } from '../signer.ts';
+import type { UsageService } from '../usage/usage.service.ts';
 import { sendTestEvent } from '../webhooks/test-event.ts';
 import { attemptBody, attemptHeaders } from './attempt-view.ts';
 import * as reads from './dashboard.repository.ts';
 import { createSessionsService } from './sessions.service.ts';
-import { createUsageService } from './usage.service.ts';
+import { createUsageReports } from './usage-report.ts';
 import { createUsersService } from './users.service.ts';
 
 /** Attempts per page of the delivery log unless `limit` says otherwise: the default of GET /webhook-events. */
@@ -29,6 +30,8 @@ export type DashboardDeps = {
   secretBox: SecretBox;
   signer: Signer;
   logger: Logger;
+  /** The API's request counter (usage/): the usage page reads it. */
+  usage: UsageService;
   webhooks: {
     allowHttpTargets: boolean;
     allowPrivateTargets: boolean;
@@ -37,7 +40,7 @@ export type DashboardDeps = {
   };
 };
 
-/** The dashboard's part of the domain layer: users, sessions, usage counting and the reads it alone needs. */
+/** The dashboard's part of the domain layer: users, sessions, the usage report and the reads it alone needs. */
 export function createDashboardServices(deps: DashboardDeps) {
   const { db, clock } = deps;
   let sender: WebhookSender | null = null;
@@ -51,12 +54,11 @@ export function createDashboardServices(deps: DashboardDeps) {
     });
     return sender;
   };
-  const usage = createUsageService(deps);
   const logCursors = createCursorCodec(deps.signer, 'delivery-log-cursor', SERIAL_IDS);
   return {
     users: createUsersService(deps),
     sessions: createSessionsService(deps),
-    usage,
+    usage: createUsageReports(deps),
     /** When each of the customer's keys in a rotation grace period stops accepting its previous value. */
     graceEnds: (customerId: string) => reads.graceEnds(db, customerId, clock.now()),
     callInsights: (customerId: string, callId: string) => reads.callInsights(db, customerId, callId),
@@ -104,9 +106,8 @@ export function createDashboardServices(deps: DashboardDeps) {
     },
     sendTestEvent: (customerId: string, subscriptionId: string) =>
       sendTestEvent({ ...deps, sender: senderFor() }, customerId, subscriptionId),
-    /** Flushes usage counts and closes the test-event connection pool (app shutdown). */
+    /** Closes the test-event connection pool (app shutdown). */
     async close(): Promise<void> {
-      await usage.stop();
       const s = sender;
       sender = null;
       await s?.close();
