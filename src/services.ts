@@ -12,6 +12,7 @@ import type { SenderNetwork } from './delivery/http-sender.ts';
 import { createAuthenticator } from './keys/authenticate.ts';
 import { createKeyCache } from './keys/key-cache.ts';
 import type { KeyHasher } from './keys/key-hash.ts';
+import { createKeysOperator } from './keys/keys.operator.ts';
 import { createKeysService } from './keys/keys.service.ts';
 import { createLifecycleService } from './lifecycle/lifecycle.service.ts';
 import { outboundCallReports } from './outbound/call-reports.ts';
@@ -88,6 +89,8 @@ export function createServices(deps: CoreDeps) {
   return {
     customers: createCustomersService({ ...deps, onKeysChanged: () => keyCache.changed(null) }),
     keys: createKeysService({ ...deps, keyCache }),
+    /** What only the operator's tools (the CLI) may do: act on any customer's objects. */
+    operator: { keys: createKeysOperator({ ...deps, keyCache }) },
     assistants: createAssistantsService(deps),
     calls: createCallsService(deps),
     authenticator: createAuthenticator({ ...deps, keyCache }),

@@ -1,4 +1,5 @@
 import type { Logger } from 'pino';
+import { callInsights } from '../calls/insight-reads.ts';
 import type { Clock } from '../clock.ts';
 import type { SecretBox } from '../crypto/secret-box.ts';
 import type { Database } from '../db/database.ts';
@@ -6,9 +7,9 @@ import { createWebhookSender, type SenderNetwork, type WebhookSender } from '../
 import { createCursorCodec, positionOfRow, SERIAL_IDS } from '../pagination/cursor.ts';
 import type { Signer } from '../signer.ts';
 import type { UsageService } from '../usage/usage.service.ts';
+import * as deliveryLog from '../webhooks/delivery-log.ts';
 import { sendTestEvent } from '../webhooks/test-event.ts';
 import { attemptBody, attemptHeaders } from './attempt-view.ts';
-import * as reads from './dashboard.repository.ts';
 import { createSessionsService } from './sessions.service.ts';
 import { createUsageReports } from './usage-report.ts';
 import { createUsersService } from './users.service.ts';
@@ -59,9 +60,8 @@ export function createDashboardServices(deps: DashboardDeps) {
     users: createUsersService(deps),
     sessions: createSessionsService(deps),
     usage: createUsageReports(deps),
-    /** When each of the customer's keys in a rotation grace period stops accepting its previous value. */
-    graceEnds: (customerId: string) => reads.graceEnds(db, customerId, clock.now()),
-    callInsights: (customerId: string, callId: string) => reads.callInsights(db, customerId, callId),
+    /** The AI insights of one of the customer's calls (none for another customer's). */
+    callInsights: (customerId: string, callId: string) => callInsights(db, customerId, callId),
     /**
      * One page of an endpoint's delivery log, paged as the API's lists are: `cursor` (keyset, bound to the
      * customer, endpoint and filter) wins over `page` (offset = page × limit); `next_cursor` is null at the end.
@@ -69,7 +69,7 @@ export function createDashboardServices(deps: DashboardDeps) {
     async deliveryLog(customerId: string, subscriptionId: string, q: DeliveryLogQuery) {
       const scope = [customerId, subscriptionId, q.failedOnly ? 'failed' : 'all'];
       const after = q.cursor ? logCursors.decode(q.cursor, scope) : null;
-      const rows = await reads.deliveryLog(db, customerId, subscriptionId, {
+      const rows = await deliveryLog.deliveryLog(db, customerId, subscriptionId, {
         failedOnly: q.failedOnly,
         start: after ? { after: { atIso: after.at.iso, id: after.id } } : { offset: q.page * q.limit },
         limit: q.limit + 1,
@@ -89,7 +89,7 @@ export function createDashboardServices(deps: DashboardDeps) {
     },
     /** One attempt as it was sent (headers with signatures redacted, body) and the start of the answer. */
     async deliveryAttempt(customerId: string, subscriptionId: string, attemptId: number) {
-      const row = await reads.deliveryAttempt(db, customerId, subscriptionId, attemptId);
+      const row = await deliveryLog.deliveryAttempt(db, customerId, subscriptionId, attemptId);
       if (!row) return undefined;
       return { ...row, headers: attemptHeaders(row), body: attemptBody(row) };
     },
@@ -99,8 +99,14 @@ export function createDashboardServices(deps: DashboardDeps) {
       const hourStart = now - (now % 3_600_000);
       const dayStart = now - (now % 86_400_000);
       const [hours, days] = await Promise.all([
-        reads.deliveryStats(db, customerId, subscriptionId, new Date(hourStart - 23 * 3_600_000), 'hour'),
-        reads.deliveryStats(db, customerId, subscriptionId, new Date(dayStart - 6 * 86_400_000), 'day'),
+        deliveryLog.deliveryStats(
+          db,
+          customerId,
+          subscriptionId,
+          new Date(hourStart - 23 * 3_600_000),
+          'hour',
+        ),
+        deliveryLog.deliveryStats(db, customerId, subscriptionId, new Date(dayStart - 6 * 86_400_000), 'day'),
       ]);
       return { hourStart: new Date(hourStart), dayStart: new Date(dayStart), hours, days };
     },

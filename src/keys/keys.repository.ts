@@ -120,3 +120,16 @@ export async function insertAuthFailure(
 ): Promise<void> {
   await db.insertInto('auth_failures').values(failure).execute();
 }
+
+/** When the newest rotated-out value of each key stops working (only keys still in a grace period). */
+export async function graceEnds(db: Database, customerId: string, now: Date): Promise<Map<string, Date>> {
+  const rows = await db
+    .selectFrom('api_key_secrets as s')
+    .innerJoin('api_keys as k', 'k.id', 's.key_id')
+    .select(['s.key_id', sql<Date>`max(s.valid_until)`.as('until')])
+    .where('k.customer_id', '=', customerId)
+    .where('s.valid_until', '>', now)
+    .groupBy('s.key_id')
+    .execute();
+  return new Map(rows.map((r) => [r.key_id, new Date(r.until)]));
+}

@@ -3,7 +3,7 @@ import { findCustomer, findLimits } from '../customers/customers.repository.ts';
 import type { Database } from '../db/database.ts';
 import type { ApiKeyRow } from '../db/tables/keys.table.ts';
 import { AppError, type Issue, invalidInput, notFound } from '../errors/app-error.ts';
-import { newUuid } from '../ids.ts';
+import { isUuid, newUuid } from '../ids.ts';
 import {
   effectiveOutbound,
   formatCap,
@@ -102,12 +102,20 @@ export type NewKeyInput = {
   rateLimitPerMinute?: number | null;
 };
 
-export function createKeysService(deps: KeysDeps) {
+/**
+ * Whose keys a caller may act on: one customer's (the API, the dashboard) or any customer's (the operator's CLI,
+ * keys.operator.ts). A key of another customer is indistinguishable from a missing one.
+ */
+export type KeyOwner = { customerId: string } | 'any customer';
+
+/** The key actions behind both doors: the customer's (`createKeysService`) and the operator's (keys.operator.ts). */
+export function createKeyActions(deps: KeysDeps) {
   const { db, hasher, clock, keyCache } = deps;
 
-  async function requireKey(keyId: string): Promise<ApiKeyRow> {
-    const row = await repo.findKey(db, keyId);
-    if (!row) throw notFound('API key', { table: 'api_keys', id: keyId });
+  async function requireKey(owner: KeyOwner, keyId: string): Promise<ApiKeyRow> {
+    const row = isUuid(keyId) ? await repo.findKey(db, keyId.toLowerCase()) : undefined;
+    if (!row || (owner !== 'any customer' && row.customer_id !== owner.customerId))
+      throw notFound('API key', { table: 'api_keys', id: keyId });
     return row;
   }
 
@@ -200,38 +208,42 @@ export function createKeysService(deps: KeysDeps) {
      * New value for the same key id; the old value works until the grace period ends. One transaction with
      * the key locked: a rotation racing another, or a revocation, sees the key as the other left it.
      */
-    async rotateKey(keyId: string): Promise<{ key: KeyView; secret: string; previousValidUntil: string }> {
+    async rotateKey(
+      owner: KeyOwner,
+      keyId: string,
+    ): Promise<{ key: KeyView; secret: string; previousValidUntil: string }> {
+      const { id } = await requireKey(owner, keyId);
       const now = clock.now();
       const graceEnd = new Date(now.getTime() + deps.rotationGraceSeconds * 1000);
       const secret = generateKey();
       const updated = await db.transaction().execute(async (tx) => {
-        const row = await repo.findKeyForUpdate(tx, keyId);
-        if (!row) throw notFound('API key', { table: 'api_keys', id: keyId });
+        const row = await repo.findKeyForUpdate(tx, id);
+        if (!row) throw notFound('API key', { table: 'api_keys', id });
         if (row.revoked_at) throw new AppError('resource.conflict', 'A revoked key cannot be rotated.');
         // The display prefix follows the newest value.
         const next = { hash: hasher.hash(secret), prefix: displayPrefix(secret) };
-        const rotated = await repo.rotateSecret(tx, keyId, next, now, graceEnd);
-        await announceKeyChange(tx, keyId);
+        const rotated = await repo.rotateSecret(tx, id, next, now, graceEnd);
+        await announceKeyChange(tx, id);
         return rotated;
       });
-      keyCache.changed(keyId);
+      keyCache.changed(id);
       return { key: await view(updated), secret, previousValidUntil: graceEnd.toISOString() };
     },
 
     /** Immediate and irreversible. */
-    async revokeKey(keyId: string): Promise<KeyView> {
-      const row = await requireKey(keyId);
+    async revokeKey(owner: KeyOwner, keyId: string): Promise<KeyView> {
+      const row = await requireKey(owner, keyId);
       if (row.revoked_at) return view(row);
-      const updated = await changeKey(keyId, { revoked_at: clock.now() });
+      const updated = await changeKey(row.id, { revoked_at: clock.now() });
       return view(updated ?? row);
     },
 
-    async setScopes(keyId: string, scopes: readonly string[]): Promise<KeyView> {
+    async setScopes(owner: KeyOwner, keyId: string, scopes: readonly string[]): Promise<KeyView> {
+      const row = await requireKey(owner, keyId);
       const issues = checkScopes(scopes);
       if (issues.length > 0) throw invalidInput(issues);
-      const row = await requireKey(keyId);
       if (row.revoked_at) throw new AppError('resource.conflict', 'A revoked key cannot be changed.');
-      const updated = await changeKey(keyId, { scopes: [...new Set(scopes)] });
+      const updated = await changeKey(row.id, { scopes: [...new Set(scopes)] });
       return view(updated ?? row);
     },
 
@@ -239,8 +251,8 @@ export function createKeysService(deps: KeysDeps) {
       return views(await repo.listKeys(db, filter));
     },
 
-    async getKey(keyId: string): Promise<KeyView> {
-      return view(await requireKey(keyId));
+    async getKey(owner: KeyOwner, keyId: string): Promise<KeyView> {
+      return view(await requireKey(owner, keyId));
     },
 
     /** What a new key of this customer gets without an allowlist or cap, and the limits it must lie inside. */
@@ -248,6 +260,26 @@ export function createKeysService(deps: KeysDeps) {
       const limits = await limitsOf(customerId);
       return { ...keyDefaults(limits), limits };
     },
+  };
+}
+
+export type KeyActions = ReturnType<typeof createKeyActions>;
+
+/** A customer's keys: every method takes the customer and refuses (not found) a key of another. */
+export function createKeysService(deps: KeysDeps) {
+  const keys = createKeyActions(deps);
+  const own = (customerId: string): KeyOwner => ({ customerId });
+  return {
+    createKey: keys.createKey,
+    newKeyDefaults: keys.newKeyDefaults,
+    listKeys: (customerId: string) => keys.listKeys({ customerId }),
+    getKey: (customerId: string, keyId: string) => keys.getKey(own(customerId), keyId),
+    rotateKey: (customerId: string, keyId: string) => keys.rotateKey(own(customerId), keyId),
+    revokeKey: (customerId: string, keyId: string) => keys.revokeKey(own(customerId), keyId),
+    setScopes: (customerId: string, keyId: string, scopes: readonly string[]) =>
+      keys.setScopes(own(customerId), keyId, scopes),
+    /** When each of the customer's keys in a rotation grace period stops accepting its previous value. */
+    graceEnds: (customerId: string) => repo.graceEnds(deps.db, customerId, deps.clock.now()),
   };
 }
 
