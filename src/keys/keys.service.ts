@@ -1,5 +1,5 @@
 import type { Clock } from '../clock.ts';
-import { findCustomer, findLimits } from '../customers/customers.repository.ts';
+import { findCustomer, findLimits } from '../customers/customer-reads.ts';
 import type { Database } from '../db/database.ts';
 import type { ApiKeyRow } from '../db/tables/keys.table.ts';
 import { AppError, type Issue, invalidInput, notFound } from '../errors/app-error.ts';
@@ -113,9 +113,14 @@ export function createKeyActions(deps: KeysDeps) {
   const { db, hasher, clock, keyCache } = deps;
 
   async function requireKey(owner: KeyOwner, keyId: string): Promise<ApiKeyRow> {
+    if (owner === 'any customer') {
+      // The operator's typing errors are named by the CLI from the database's own refusal of a malformed id.
+      const row = await repo.findKey(db, keyId);
+      if (!row) throw notFound('API key', { table: 'api_keys', id: keyId });
+      return row;
+    }
     const row = isUuid(keyId) ? await repo.findKey(db, keyId.toLowerCase()) : undefined;
-    if (!row || (owner !== 'any customer' && row.customer_id !== owner.customerId))
-      throw notFound('API key', { table: 'api_keys', id: keyId });
+    if (!row || row.customer_id !== owner.customerId) throw notFound('API key');
     return row;
   }
 
