@@ -4,11 +4,11 @@ import { startEmbeddedVacuum } from './maintenance/embedded-vacuum.ts';
 import { purgeExpired } from './maintenance/retention.ts';
 import type { ReadinessProbe } from './ops/ops.routes.ts';
 import { createBacklogWatch } from './ops/outbox-backlog.ts';
-import { outboxStats } from './ops/outbox-stats.ts';
 import { createCallbackDelivery } from './outbound/callback-delivery.ts';
 import type { Runtime } from './runtime.ts';
 import { createTranscriptReadyProcessor } from './transcripts/transcript-ready.ts';
 import { createDeliveryWorker, type DeliveryWorker } from './webhooks/delivery-worker.ts';
+import { outboxStats } from './webhooks/outbox-stats.ts';
 
 /** Failed authentication records are kept for investigation this long. */
 const AUTH_FAILURE_RETENTION_DAYS = 30;

@@ -43,3 +43,15 @@ export async function findAuthCustomer(db: Database, id: string): Promise<AuthCu
 export async function customerName(db: Database, id: string): Promise<string | undefined> {
   return (await db.selectFrom('customers').select('name').where('id', '=', id).executeTakeFirst())?.name;
 }
+
+/** The ids of the `limit` oldest customers, oldest first. */
+export async function oldestCustomerIds(db: Database, limit: number): Promise<string[]> {
+  const rows = await db
+    .selectFrom('customers')
+    .select('id')
+    .orderBy('created_at')
+    .orderBy('id')
+    .limit(limit)
+    .execute();
+  return rows.map((r) => r.id);
+}
