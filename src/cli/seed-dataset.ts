@@ -5,11 +5,10 @@ import { seedCustomers } from '../customers/customers-seed.ts';
 import type { Database } from '../db/database.ts';
 import type { KeyHasher } from '../keys/key-hash.ts';
 import { type SeededKey, type SeedProgress, seedKeys } from '../keys/keys-seed.ts';
-
-export type { SeededKey, SeedProgress };
-
 import type { OutboundLimits } from '../outbound-limits.ts';
 import { insertSeedCalls } from './seed-calls.sql.ts';
+
+export type { SeededKey, SeedProgress };
 
 export type SeedOptions = {
   customers: number;
