@@ -14,5 +14,3 @@ export function createKeysOperator(deps: KeysDeps) {
     setScopes: (keyId: string, scopes: readonly string[]) => keys.setScopes('any customer', keyId, scopes),
   };
 }
-
-export type KeysOperator = ReturnType<typeof createKeysOperator>;

@@ -268,8 +268,6 @@ export function createKeyActions(deps: KeysDeps) {
   };
 }
 
-export type KeyActions = ReturnType<typeof createKeyActions>;
-
 /** A customer's keys: every method takes the customer and refuses (not found) a key of another. */
 export function createKeysService(deps: KeysDeps) {
   const keys = createKeyActions(deps);
