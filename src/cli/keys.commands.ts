@@ -1,6 +1,6 @@
 import type { Command } from 'commander';
 import { AppError } from '../errors/app-error.ts';
-import type { KeyView } from '../keys/keys.service.ts';
+import type { KeyView } from '../keys/key-view.ts';
 import { AUTOMATION_PRESET, GRANTABLE_SCOPES } from '../keys/scopes.ts';
 import { type Cli, csv, listed, output } from './context.ts';
 

@@ -1,4 +1,4 @@
-import { createKeyActions, type KeysDeps } from './keys.service.ts';
+import { createKeyActions, type KeysDeps } from './key-actions.ts';
 
 /**
  * The operator's key actions (the CLI): any customer's key, found by id or prefix. Never reached from the API
