@@ -119,7 +119,7 @@ describe('dashboard: headers, CSRF, sessions', {
     // What a forged post could change: the key, and the subscription's signing secret.
     const keyAndSecret = async () =>
       JSON.stringify([
-        await t.services.keys.getKey(c.keyId),
+        await t.services.keys.getKey(c.customerId, c.keyId),
         (
           await t.db
             .selectFrom('webhook_subscriptions')

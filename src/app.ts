@@ -21,11 +21,13 @@ import { newUuid } from './ids.ts';
 import { registerOpenApi } from './openapi/openapi.plugin.ts';
 import { registerOpenApiDocument, registerReferencePage } from './openapi/openapi.routes.ts';
 import type { Metrics } from './ops/metrics.ts';
-import { type ReadinessProbe, registerOpsRoutes } from './ops/ops.routes.ts';
+import { registerOpsRoutes } from './ops/ops.routes.ts';
+import type { ReadinessProbe } from './ops/readiness.ts';
 import { dryRunAlias } from './outbound/dry-run-alias.ts';
 import type { RateLimiter } from './rate-limit/interface.ts';
 import { registerApiRoutes } from './routes.ts';
 import type { Services } from './services.ts';
+import { registerUsageCounting } from './usage/usage.hooks.ts';
 import { webhookOperations } from './webhooks/webhooks.openapi.ts';
 
 export type AppOptions = {
@@ -117,7 +119,9 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
     );
   });
 
-  // Customer dashboard under /dashboard (and `/` redirects there); also counts API requests per key.
+  // Metering: API requests per key, counted whatever else is registered.
+  registerUsageCounting(app, options.services.usage);
+  // Customer dashboard under /dashboard (and `/` redirects there).
   await registerDashboard(app, {
     services: options.services,
     limiter: options.limiter,

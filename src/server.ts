@@ -4,7 +4,7 @@ import { buildApp } from './app.ts';
 import { dashboardSettingsFromConfig } from './dashboard/plugin.ts';
 import { clientErrorHandler, connectHandler } from './http/error-handler.ts';
 import { loadTls } from './http/tls.ts';
-import { databaseProbe, type ReadinessProbe, redisProbe } from './ops/ops.routes.ts';
+import { databaseProbe, type ReadinessProbe, redisProbe } from './ops/readiness.ts';
 import type { Runtime } from './runtime.ts';
 
 export type RunningServer = {

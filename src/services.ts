@@ -15,6 +15,7 @@ import { createElevenLabs, type ElevenLabsSettings } from './elevenlabs/elevenla
 import { createAuthenticator } from './keys/authenticate.ts';
 import { createKeyCache } from './keys/key-cache.ts';
 import type { KeyHasher } from './keys/key-hash.ts';
+import { createKeysOperator } from './keys/keys.operator.ts';
 import { createKeysService } from './keys/keys.service.ts';
 import { createCallbackSecrets } from './outbound/callback-signing.ts';
 import { createOutboundService } from './outbound/outbound.service.ts';
@@ -23,6 +24,7 @@ import { guardProvider } from './provider/guarded.ts';
 import type { Signer } from './signer.ts';
 import { createSimulator } from './simulator/simulator.ts';
 import { createTranscriptsService } from './transcripts/transcripts.service.ts';
+import { createUsageService } from './usage/usage.service.ts';
 import { createSubscriptionsService } from './webhooks/subscriptions.service.ts';
 import { createWebhookEventsService } from './webhooks/webhook-events.service.ts';
 
@@ -75,9 +77,12 @@ export function createServices(deps: CoreDeps) {
   });
   const voice = { ...deps, provider };
   const keyCache = createKeyCache(deps);
+  const usage = createUsageService(deps);
   return {
     customers: createCustomersService({ ...deps, onKeysChanged: () => keyCache.changed(null) }),
     keys: createKeysService({ ...deps, keyCache }),
+    /** What only the operator's tools (the CLI) may do: act on any customer's objects. */
+    operator: { keys: createKeysOperator({ ...deps, keyCache }) },
     assistants: createAssistantsService(deps),
     /** Which ElevenLabs agent answers for an assistant (kept whichever provider runs, so links can be made first). */
     agentLinks: createAgentLinksService(deps),
@@ -97,8 +102,10 @@ export function createServices(deps: CoreDeps) {
     callbackSecrets: createCallbackSecrets(deps),
     subscriptions: createSubscriptionsService({ ...deps, ...deps.webhooks }),
     webhookEvents: createWebhookEventsService(deps),
-    // Dashboard users, sessions, usage counters
-    dashboard: createDashboardServices(deps),
+    /** API requests per key per day (metering), counted by a hook the API registers. */
+    usage,
+    // Dashboard users, sessions, the usage report
+    dashboard: createDashboardServices({ ...deps, usage }),
   };
 }
 

@@ -2,12 +2,12 @@ import { createWebhookSender } from './delivery/http-sender.ts';
 import { startLoop } from './loop.ts';
 import { startEmbeddedVacuum } from './maintenance/embedded-vacuum.ts';
 import { purgeExpired } from './maintenance/retention.ts';
-import type { ReadinessProbe } from './ops/ops.routes.ts';
 import { createBacklogWatch } from './ops/outbox-backlog.ts';
-import { outboxStats } from './ops/outbox-stats.ts';
+import type { ReadinessProbe } from './ops/readiness.ts';
 import { createCallbackDelivery } from './outbound/callback-delivery.ts';
 import type { Runtime } from './runtime.ts';
 import { createDeliveryWorker, type DeliveryWorker } from './webhooks/delivery-worker.ts';
+import { outboxStats } from './webhooks/outbox-stats.ts';
 import { createTranscriptReadyProcessor } from './webhooks/transcript-ready.ts';
 
 /** Failed authentication records are kept for investigation this long. */

@@ -44,7 +44,7 @@ export async function revocationVisibility(ctx: Ctx, url: string): Promise<void>
         const r = await httpsGet(whoami, secret);
         if (r.status !== 200) throw new Error(`whoami with a new key: ${r.status} ${r.body.slice(0, 200)}`);
       }
-      await keys.revokeKey(key.id);
+      await keys.revokeKey(customer.customerId, key.id);
       const committed = performance.now();
       for (;;) {
         const r = await httpsGet(whoami, secret);

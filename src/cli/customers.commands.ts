@@ -88,7 +88,7 @@ export function registerCustomerCommands(program: Command, cli: Cli): void {
           countries: countriesOption(opts.countries),
           maxDailyCapUsd: capOption(opts.maxDailyCap),
         });
-        const held = (await services.keys.listKeys({ customerId })).filter(
+        const held = (await services.keys.listKeys(customerId)).filter(
           (k) => k.status === 'active' && k.narrowed_by_customer_limits,
         );
         output(cli, opts, c, () =>

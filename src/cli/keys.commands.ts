@@ -1,6 +1,6 @@
 import type { Command } from 'commander';
 import { AppError } from '../errors/app-error.ts';
-import type { KeyView } from '../keys/keys.service.ts';
+import type { KeyView } from '../keys/key-view.ts';
 import { AUTOMATION_PRESET, GRANTABLE_SCOPES } from '../keys/scopes.ts';
 import { type Cli, csv, listed, output } from './context.ts';
 
@@ -86,7 +86,7 @@ export function registerKeyCommands(program: Command, cli: Cli): void {
     .option('--json', 'print JSON')
     .action((opts: { customer?: string; prefix?: string; json?: boolean }) =>
       cli.withRuntime(async ({ services }) => {
-        const list = await services.keys.listKeys({
+        const list = await services.operator.keys.listKeys({
           ...(opts.customer ? { customerId: opts.customer } : {}),
           ...(opts.prefix ? { prefix: opts.prefix } : {}),
         });
@@ -102,7 +102,7 @@ export function registerKeyCommands(program: Command, cli: Cli): void {
     .option('--json', 'print JSON')
     .action((keyId: string, opts: { scopes: string; json?: boolean }) =>
       cli.withRuntime(async ({ services }) => {
-        const key = await services.keys.setScopes(keyId, csv(opts.scopes));
+        const key = await services.operator.keys.setScopes(keyId, csv(opts.scopes));
         output(cli, opts, key, () => line(key));
       }),
     );
@@ -114,7 +114,7 @@ export function registerKeyCommands(program: Command, cli: Cli): void {
     .option('--json', 'print JSON')
     .action((keyId: string, opts: { json?: boolean }) =>
       cli.withRuntime(async ({ services }) => {
-        const r = await services.keys.rotateKey(keyId);
+        const r = await services.operator.keys.rotateKey(keyId);
         output(
           cli,
           opts,
@@ -132,7 +132,7 @@ export function registerKeyCommands(program: Command, cli: Cli): void {
     .option('--json', 'print JSON')
     .action((keyId: string, opts: { json?: boolean }) =>
       cli.withRuntime(async ({ services }) => {
-        const key = await services.keys.revokeKey(keyId);
+        const key = await services.operator.keys.revokeKey(keyId);
         output(cli, opts, key, () => line(key));
       }),
     );

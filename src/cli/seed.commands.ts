@@ -2,6 +2,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { type Command, InvalidArgumentError } from 'commander';
 import { type Cli, output } from './context.ts';
+import type { SeedOptions } from './seed-dataset.ts';
 
 const count = (min: number, max: number) => (raw: string) => {
   const n = /^\d+$/.test(raw) ? Number(raw) : Number.NaN;
@@ -9,13 +10,10 @@ const count = (min: number, max: number) => (raw: string) => {
   return n;
 };
 
-type SeedFlags = {
-  customers: number;
-  assistantsPerCustomer: number;
-  calls: number;
-  keysPerCustomer: number;
-  days: number;
-  batchSize: number;
+type SeedFlags = Pick<
+  SeedOptions,
+  'customers' | 'assistantsPerCustomer' | 'calls' | 'keysPerCustomer' | 'days' | 'batchSize'
+> & {
   rateLimit?: number;
   printKeys?: boolean;
   keysFile?: string;

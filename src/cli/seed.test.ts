@@ -88,7 +88,7 @@ describe('seed: large realistic data sets', () => {
     const assistants = await t.request('GET', '/api/v1/assistants', { key: key.secret });
     assert.equal(assistants.body.pagination.total, 2);
     // Made like any key without an allowlist or cap: the defaults, inside its customer's limits.
-    const seeded = await t.services.keys.getKey(key.key_id);
+    const seeded = await t.services.keys.getKey(key.customer_id, key.key_id);
     assert.deepEqual(
       [seeded.allowed_countries, seeded.daily_spend_cap_usd, seeded.narrowed_by_customer_limits],
       [['US', 'CA'], '100.00', false],

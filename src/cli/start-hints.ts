@@ -1,7 +1,8 @@
 import path from 'node:path';
 import type { Config } from '../config.ts';
+import { oldestCustomerIds } from '../customers/customer-reads.ts';
+import { firstUserEmail } from '../dashboard/user-reads.ts';
 import type { Database } from '../db/database.ts';
-import { oldestCustomers } from './start-hints.repository.ts';
 
 export type StartState = {
   /** The oldest customer and the email of its first dashboard user; null when there is no customer. */
@@ -10,9 +11,9 @@ export type StartState = {
 };
 
 export async function readStartState(db: Database): Promise<StartState> {
-  const [first, second] = await oldestCustomers(db);
+  const [first, second] = await oldestCustomerIds(db, 2);
   return {
-    customer: first ? { id: first.id, userEmail: first.user_email } : null,
+    customer: first ? { id: first, userEmail: await firstUserEmail(db, first) } : null,
     moreCustomers: second !== undefined,
   };
 }

@@ -7,21 +7,6 @@ export const insertCustomer = (db: Database, row: CustomerRow): Promise<Customer
 export const listCustomers = (db: Database): Promise<CustomerRow[]> =>
   db.selectFrom('customers').selectAll().orderBy('created_at').orderBy('id').execute();
 
-export const findCustomer = (db: Database, id: string): Promise<CustomerRow | undefined> =>
-  db.selectFrom('customers').selectAll().where('id', '=', id).executeTakeFirst();
-
-export type StoredLimits = Pick<CustomerRow, 'id' | 'outbound_countries' | 'outbound_max_daily_cap_usd'>;
-
-/** The stored outbound limits of these customers (null columns follow the defaults). */
-export const findLimits = (db: Database, ids: readonly string[]): Promise<StoredLimits[]> =>
-  ids.length === 0
-    ? Promise.resolve([])
-    : db
-        .selectFrom('customers')
-        .select(['id', 'outbound_countries', 'outbound_max_daily_cap_usd'])
-        .where('id', 'in', ids)
-        .execute();
-
 export const updateCustomer = (
   db: Database,
   id: string,

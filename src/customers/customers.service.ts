@@ -11,6 +11,7 @@ import {
   resolveLimits,
   valueIssues,
 } from '../outbound-limits.ts';
+import { findCustomer } from './customer-reads.ts';
 import * as repo from './customers.repository.ts';
 
 export const MAX_RATE_LIMIT_PER_MINUTE = 600;
@@ -99,7 +100,7 @@ export function createCustomersService(deps: {
   }
 
   async function getCustomer(id: string): Promise<CustomerView> {
-    const row = await repo.findCustomer(db, id);
+    const row = await findCustomer(db, id);
     if (!row) throw notFound('Customer', { table: 'customers', id });
     return rowToCustomer(row);
   }

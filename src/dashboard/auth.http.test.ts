@@ -120,7 +120,7 @@ describe('dashboard sign-in and sessions', () => {
     const post = await client.post(`/dashboard/keys/${c.keyId}/revoke`, {});
     assert.equal(post.status, 303);
     assert.match(String(post.headers.location), /^\/dashboard\/login/);
-    assert.equal((await t.services.keys.getKey(c.keyId)).status, 'active');
+    assert.equal((await t.services.keys.getKey(c.customerId, c.keyId)).status, 'active');
     const root = await client.get('/');
     assert.equal(root.status, 302);
     assert.equal(root.headers.location, '/dashboard/');

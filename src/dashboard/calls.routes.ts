@@ -31,36 +31,17 @@ export function registerCallsRoutes(app: FastifyInstance, ctx: DashboardContext)
     if (pageNumber > 0) apiQuery.page = String(pageNumber);
     const parsed = listCallsQuery.safeParse(apiQuery);
     const assistants = await services.assistants.listAssistants(s.customerId, { limit: 100 });
+    const page = (list: Pick<Parameters<typeof callsListPage>[0], 'calls' | 'hasMore' | 'issues'>) =>
+      callsListPage({ user: userOf(s), filters, assistants: assistants.data, ...list });
     if (!parsed.success) {
       const issues = zodIssues(parsed.error, 'query').map((i) => ({
         field: i.path[1],
         message: `${i.path[1] ?? 'filter'}: ${i.message}`,
       }));
-      return sendHtml(
-        reply,
-        callsListPage({
-          user: userOf(s),
-          filters,
-          assistants: assistants.data,
-          calls: [],
-          hasMore: false,
-          issues,
-        }),
-        422,
-      );
+      return sendHtml(reply, page({ calls: [], hasMore: false, issues }), 422);
     }
     const result = await services.calls.listCalls(s.customerId, parsed.data);
-    return sendHtml(
-      reply,
-      callsListPage({
-        user: userOf(s),
-        filters,
-        assistants: assistants.data,
-        calls: result.data,
-        hasMore: result.next_cursor !== null,
-        issues: [],
-      }),
-    );
+    return sendHtml(reply, page({ calls: result.data, hasMore: result.next_cursor !== null, issues: [] }));
   });
 
   app.get('/calls/:id', async (request, reply) => {

@@ -465,7 +465,7 @@ describe('dashboard in a real browser', { skip: browserSkip }, () => {
       ((await reqRow.locator('strong').textContent()) ?? '').trim(),
       String(used.get(createdKeyId)),
     );
-    const firstKey = (await t.services.keys.getKey(a.keyId)).name;
+    const firstKey = (await t.services.keys.getKey(a.customerId, a.keyId)).name;
     const spendRow = page
       .locator('section', { hasText: 'Outbound spend' })
       .locator('tbody tr', { hasText: firstKey });
@@ -483,7 +483,7 @@ describe('dashboard in a real browser', { skip: browserSkip }, () => {
     // A cross-site page auto-submits a form: the SameSite=Strict cookie is not sent, nothing changes.
     await page.goto(`${evilUrl}${encodeURIComponent(`${t.url}/dashboard/keys/${a.keyId}/revoke`)}`);
     await page.waitForURL(/\/dashboard\/login/);
-    assert.equal((await t.services.keys.getKey(a.keyId)).status, 'active');
+    assert.equal((await t.services.keys.getKey(a.customerId, a.keyId)).status, 'active');
 
     // Same browser session, but no token (or a wrong one): refused.
     const noToken = await context.request.post(`${t.url}/dashboard/keys/${a.keyId}/revoke`, {
@@ -496,7 +496,7 @@ describe('dashboard in a real browser', { skip: browserSkip }, () => {
       maxRedirects: 0,
     });
     assert.equal(wrongToken.status(), 403);
-    assert.equal((await t.services.keys.getKey(a.keyId)).status, 'active');
+    assert.equal((await t.services.keys.getKey(a.customerId, a.keyId)).status, 'active');
 
     // Another customer's key, subscription and call: 404, and a valid token does not help.
     await go('/dashboard/keys');

@@ -1,15 +1,17 @@
 import type { Logger } from 'pino';
+import { callInsights } from '../calls/insight-reads.ts';
 import type { Clock } from '../clock.ts';
 import type { SecretBox } from '../crypto/secret-box.ts';
 import type { Database } from '../db/database.ts';
 import { createWebhookSender, type SenderNetwork, type WebhookSender } from '../delivery/http-sender.ts';
 import { createCursorCodec, positionOfRow, SERIAL_IDS } from '../pagination/cursor.ts';
 import type { Signer } from '../signer.ts';
+import type { UsageService } from '../usage/usage.service.ts';
+import * as deliveryLog from '../webhooks/delivery-log.ts';
 import { sendTestEvent } from '../webhooks/test-event.ts';
 import { attemptBody, attemptHeaders } from './attempt-view.ts';
-import * as reads from './dashboard.repository.ts';
 import { createSessionsService } from './sessions.service.ts';
-import { createUsageService } from './usage.service.ts';
+import { createUsageReports } from './usage-report.ts';
 import { createUsersService } from './users.service.ts';
 
 /** Attempts per page of the delivery log unless `limit` says otherwise: the default of GET /webhook-events. */
@@ -29,6 +31,8 @@ export type DashboardDeps = {
   secretBox: SecretBox;
   signer: Signer;
   logger: Logger;
+  /** The API's request counter (usage/): the usage page reads it. */
+  usage: UsageService;
   webhooks: {
     allowHttpTargets: boolean;
     allowPrivateTargets: boolean;
@@ -37,7 +41,7 @@ export type DashboardDeps = {
   };
 };
 
-/** The dashboard's part of the domain layer: users, sessions, usage counting and the reads it alone needs. */
+/** The dashboard's part of the domain layer: users, sessions, the usage report and the reads it alone needs. */
 export function createDashboardServices(deps: DashboardDeps) {
   const { db, clock } = deps;
   let sender: WebhookSender | null = null;
@@ -51,15 +55,13 @@ export function createDashboardServices(deps: DashboardDeps) {
     });
     return sender;
   };
-  const usage = createUsageService(deps);
   const logCursors = createCursorCodec(deps.signer, 'delivery-log-cursor', SERIAL_IDS);
   return {
     users: createUsersService(deps),
     sessions: createSessionsService(deps),
-    usage,
-    /** When each of the customer's keys in a rotation grace period stops accepting its previous value. */
-    graceEnds: (customerId: string) => reads.graceEnds(db, customerId, clock.now()),
-    callInsights: (customerId: string, callId: string) => reads.callInsights(db, customerId, callId),
+    usage: createUsageReports(deps),
+    /** The AI insights of one of the customer's calls (none for another customer's). */
+    callInsights: (customerId: string, callId: string) => callInsights(db, customerId, callId),
     /**
      * One page of an endpoint's delivery log, paged as the API's lists are: `cursor` (keyset, bound to the
      * customer, endpoint and filter) wins over `page` (offset = page × limit); `next_cursor` is null at the end.
@@ -67,7 +69,7 @@ export function createDashboardServices(deps: DashboardDeps) {
     async deliveryLog(customerId: string, subscriptionId: string, q: DeliveryLogQuery) {
       const scope = [customerId, subscriptionId, q.failedOnly ? 'failed' : 'all'];
       const after = q.cursor ? logCursors.decode(q.cursor, scope) : null;
-      const rows = await reads.deliveryLog(db, customerId, subscriptionId, {
+      const rows = await deliveryLog.deliveryLog(db, customerId, subscriptionId, {
         failedOnly: q.failedOnly,
         start: after ? { after: { atIso: after.at.iso, id: after.id } } : { offset: q.page * q.limit },
         limit: q.limit + 1,
@@ -87,7 +89,7 @@ export function createDashboardServices(deps: DashboardDeps) {
     },
     /** One attempt as it was sent (headers with signatures redacted, body) and the start of the answer. */
     async deliveryAttempt(customerId: string, subscriptionId: string, attemptId: number) {
-      const row = await reads.deliveryAttempt(db, customerId, subscriptionId, attemptId);
+      const row = await deliveryLog.deliveryAttempt(db, customerId, subscriptionId, attemptId);
       if (!row) return undefined;
       return { ...row, headers: attemptHeaders(row), body: attemptBody(row) };
     },
@@ -97,16 +99,21 @@ export function createDashboardServices(deps: DashboardDeps) {
       const hourStart = now - (now % 3_600_000);
       const dayStart = now - (now % 86_400_000);
       const [hours, days] = await Promise.all([
-        reads.deliveryStats(db, customerId, subscriptionId, new Date(hourStart - 23 * 3_600_000), 'hour'),
-        reads.deliveryStats(db, customerId, subscriptionId, new Date(dayStart - 6 * 86_400_000), 'day'),
+        deliveryLog.deliveryStats(
+          db,
+          customerId,
+          subscriptionId,
+          new Date(hourStart - 23 * 3_600_000),
+          'hour',
+        ),
+        deliveryLog.deliveryStats(db, customerId, subscriptionId, new Date(dayStart - 6 * 86_400_000), 'day'),
       ]);
       return { hourStart: new Date(hourStart), dayStart: new Date(dayStart), hours, days };
     },
     sendTestEvent: (customerId: string, subscriptionId: string) =>
       sendTestEvent({ ...deps, sender: senderFor() }, customerId, subscriptionId),
-    /** Flushes usage counts and closes the test-event connection pool (app shutdown). */
+    /** Closes the test-event connection pool (app shutdown). */
     async close(): Promise<void> {
-      await usage.stop();
       const s = sender;
       sender = null;
       await s?.close();

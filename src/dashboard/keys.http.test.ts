@@ -58,7 +58,7 @@ describe('dashboard API keys', () => {
     assert.match(page.text, /data-copy="secret-value"/);
     assert.equal(shownSecret((await client.get(location)).text), null, 'shown once');
 
-    const key = await t.services.keys.getKey(keyId);
+    const key = await t.services.keys.getKey(customerId, keyId);
     assert.equal(key.customer_id, customerId);
     assert.deepEqual(key.scopes, ['read_assistants', 'read_calls', 'manage_webhooks']);
     assert.equal(key.expires_at, '2099-12-31T23:59:59.000Z');
@@ -70,7 +70,7 @@ describe('dashboard API keys', () => {
   });
 
   it('refuses bad input with every problem listed, keeps what was typed, and creates nothing', async () => {
-    const before = (await t.services.keys.listKeys({ customerId })).length;
+    const before = (await t.services.keys.listKeys(customerId)).length;
     const res = await create({
       name: '  ',
       preset: 'custom',
@@ -98,7 +98,7 @@ describe('dashboard API keys', () => {
       assert.match(second.text, m);
     }
     assert.match(second.text, /value="US, XX"/);
-    assert.equal((await t.services.keys.listKeys({ customerId })).length, before);
+    assert.equal((await t.services.keys.listKeys(customerId)).length, before);
   });
 
   it('changes scopes (the next request follows), rotates (both values during the grace), revokes', async () => {
@@ -127,7 +127,7 @@ describe('dashboard API keys', () => {
       scopes: ['read_calls', 'send_sms'],
     });
     assert.equal(smuggled.status, 422);
-    assert.deepEqual((await t.services.keys.getKey(keyId)).scopes, ['read_assistants']);
+    assert.deepEqual((await t.services.keys.getKey(customerId, keyId)).scopes, ['read_assistants']);
 
     await client.get(location);
     const rotated = await client.post(`/dashboard/keys/${keyId}/rotate`, { _csrf: client.csrf() });
@@ -146,7 +146,7 @@ describe('dashboard API keys', () => {
     const confirm = await client.get(`/dashboard/keys/${keyId}/revoke`);
     assert.match(confirm.text, /cannot be undone/);
     assert.equal(
-      (await t.services.keys.getKey(keyId)).status,
+      (await t.services.keys.getKey(customerId, keyId)).status,
       'active',
       'the confirmation page changes nothing',
     );
@@ -171,7 +171,7 @@ describe('dashboard API keys', () => {
   });
 
   it("refuses the issue's key (KP, CU, SO, IR, SY; 9999999999.99) as form errors naming each bound, creating nothing", async () => {
-    const before = (await t.services.keys.listKeys({ customerId })).length;
+    const before = (await t.services.keys.listKeys(customerId)).length;
     const res = await create({
       name: 'Everywhere',
       preset: 'custom',
@@ -189,7 +189,7 @@ describe('dashboard API keys', () => {
       /<a href="#daily_spend_cap_usd">Must be at most 100\.00, the largest daily cap the operator allows this customer\.<\/a>/,
     );
     assert.match(res.text, /value="KP, CU, SO, IR, SY"/, 'what was typed is kept');
-    assert.equal((await t.services.keys.listKeys({ customerId })).length, before);
+    assert.equal((await t.services.keys.listKeys(customerId)).length, before);
   });
 
   it('creates a key inside limits the operator widened, and shows what it can still do once they are lowered', async () => {
@@ -211,7 +211,7 @@ describe('dashboard API keys', () => {
       });
       assert.equal(res.status, 303, res.text.slice(0, 300));
       const location = String(res.headers.location);
-      const key = await t.services.keys.getKey(location.split('/').pop() ?? '');
+      const key = await t.services.keys.getKey(other, location.split('/').pop() ?? '');
       assert.deepEqual([key.allowed_countries, key.daily_spend_cap_usd], [['GB', '+882'], '300.00']);
       assert.doesNotMatch((await theirs.get(location)).text, /outbound limits/);
 

@@ -1,7 +1,5 @@
 import type { FastifyInstance } from 'fastify';
-import { AppError, notFound } from '../errors/app-error.ts';
-import { isUuid } from '../ids.ts';
-import type { KeyView } from '../keys/keys.service.ts';
+import { AppError } from '../errors/app-error.ts';
 import { AUTOMATION_PRESET } from '../keys/scopes.ts';
 import { type DashboardContext, flash, seeOther, sendHtml, sessionOf, userOf } from './context.ts';
 import { asForm, type FieldIssue, field, fields, readForm } from './forms.ts';
@@ -39,23 +37,13 @@ export function formIssues(error: unknown): { field?: string; message: string }[
 export function registerKeysRoutes(app: FastifyInstance, ctx: DashboardContext): void {
   const { services } = ctx;
 
-  /** The key, if it is this customer's; another customer's key is indistinguishable from a missing one. */
-  async function ownKey(customerId: string, keyId: string): Promise<KeyView> {
-    if (!isUuid(keyId)) throw notFound('API key');
-    const key = await services.keys.getKey(keyId.toLowerCase()).catch((e: unknown) => {
-      if (e instanceof AppError && e.code === 'resource.not_found') return null;
-      throw e;
-    });
-    if (!key || key.customer_id !== customerId) throw notFound('API key');
-    return key;
-  }
   const idOf = (params: unknown) => (params as { id: string }).id;
 
   app.get('/keys', async (request, reply) => {
     const s = sessionOf(request);
     const [keys, graceEnds] = await Promise.all([
-      services.keys.listKeys({ customerId: s.customerId }),
-      services.dashboard.graceEnds(s.customerId),
+      services.keys.listKeys(s.customerId),
+      services.keys.graceEnds(s.customerId),
     ]);
     // Newest first; revoked keys last.
     keys.sort(
@@ -135,16 +123,20 @@ export function registerKeysRoutes(app: FastifyInstance, ctx: DashboardContext):
 
   app.get('/keys/:id', async (request, reply) => {
     const s = sessionOf(request);
-    const key = await ownKey(s.customerId, idOf(request.params));
-    const graceEnd = (await services.dashboard.graceEnds(s.customerId)).get(key.id) ?? null;
+    const key = await services.keys.getKey(s.customerId, idOf(request.params));
+    const graceEnd = (await services.keys.graceEnds(s.customerId)).get(key.id) ?? null;
     return sendHtml(reply, keyDetailPage({ user: userOf(s), flash: s.flash, key, graceEnd, issues: [] }));
   });
 
   app.post('/keys/:id/scopes', async (request, reply) => {
     const s = sessionOf(request);
-    const key = await ownKey(s.customerId, idOf(request.params));
+    const key = await services.keys.getKey(s.customerId, idOf(request.params));
     try {
-      const updated = await services.keys.setScopes(key.id, fields(asForm(request.body), 'scopes'));
+      const updated = await services.keys.setScopes(
+        s.customerId,
+        key.id,
+        fields(asForm(request.body), 'scopes'),
+      );
       request.log.info(
         { event: 'dashboard_key_scopes', key_id: key.id, scopes: updated.scopes },
         'key scopes changed',
@@ -167,8 +159,8 @@ export function registerKeysRoutes(app: FastifyInstance, ctx: DashboardContext):
 
   app.post('/keys/:id/rotate', async (request, reply) => {
     const s = sessionOf(request);
-    const key = await ownKey(s.customerId, idOf(request.params));
-    const rotated = await services.keys.rotateKey(key.id);
+    const key = await services.keys.getKey(s.customerId, idOf(request.params));
+    const rotated = await services.keys.rotateKey(s.customerId, key.id);
     request.log.info({ event: 'dashboard_key_rotated', key_id: key.id }, 'key rotated');
     await flash(ctx, request, {
       kind: 'notice',
@@ -184,15 +176,15 @@ export function registerKeysRoutes(app: FastifyInstance, ctx: DashboardContext):
 
   app.get('/keys/:id/revoke', async (request, reply) => {
     const s = sessionOf(request);
-    const key = await ownKey(s.customerId, idOf(request.params));
+    const key = await services.keys.getKey(s.customerId, idOf(request.params));
     if (key.status === 'revoked') return seeOther(reply, `/dashboard/keys/${key.id}`);
     return sendHtml(reply, revokeConfirmPage({ user: userOf(s), key }));
   });
 
   app.post('/keys/:id/revoke', async (request, reply) => {
     const s = sessionOf(request);
-    const key = await ownKey(s.customerId, idOf(request.params));
-    await services.keys.revokeKey(key.id);
+    const key = await services.keys.getKey(s.customerId, idOf(request.params));
+    await services.keys.revokeKey(s.customerId, key.id);
     request.log.info({ event: 'dashboard_key_revoked', key_id: key.id }, 'key revoked');
     await flash(ctx, request, {
       kind: 'notice',

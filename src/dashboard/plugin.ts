@@ -117,7 +117,7 @@ export const csrfError = () =>
 
 /**
  * The customer dashboard: server-rendered pages under /dashboard over the same domain services as the API and
- * the CLI. Also counts API requests per key (a root hook) for the usage page, and redirects `/` here.
+ * the CLI; redirects `/` here. The usage page reads the API's request counts (usage/), which count without it.
  */
 export async function registerDashboard(app: FastifyInstance, options: DashboardOptions): Promise<void> {
   const { services } = options;
@@ -128,13 +128,6 @@ export async function registerDashboard(app: FastifyInstance, options: Dashboard
   };
   const ctx: DashboardContext = { services, limiter: options.limiter, clock: options.clock, settings };
 
-  // Usage: every request authenticated by a key, counted in memory and flushed in batches. Counted in onSend
-  // (the status is final there) so the count exists before the client has its answer.
-  app.addHook('onSend', (request, reply, payload, done) => {
-    const p = request.principal;
-    if (p) services.dashboard.usage.record(p.keyId, p.customerId, reply.statusCode);
-    done(null, payload);
-  });
   app.addHook('onClose', async () => {
     await services.dashboard.close();
   });

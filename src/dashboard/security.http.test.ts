@@ -61,7 +61,7 @@ describe('dashboard security', () => {
       assert.equal(res.status, 403, JSON.stringify(form));
       assert.match(res.text, /did not come from this dashboard/);
     }
-    assert.equal((await t.services.keys.getKey(a.keyId)).status, 'active');
+    assert.equal((await t.services.keys.getKey(a.customerId, a.keyId)).status, 'active');
   });
 
   it('refuses a cross-site post even with the right token (Sec-Fetch-Site, then Origin)', async () => {
@@ -77,7 +77,7 @@ describe('dashboard security', () => {
       const res = await revoke(alice, { _csrf: token }, headers);
       assert.equal(res.status, 403, JSON.stringify(headers));
     }
-    assert.equal((await t.services.keys.getKey(a.keyId)).status, 'active');
+    assert.equal((await t.services.keys.getKey(a.customerId, a.keyId)).status, 'active');
   });
 
   it('accepts the same post from its own page (Origin null is what no-referrer browsers send)', async () => {
@@ -90,7 +90,7 @@ describe('dashboard security', () => {
       { 'sec-fetch-site': 'same-origin', origin: 'null' },
     );
     assert.equal(res.status, 303);
-    assert.equal((await t.services.keys.getKey(c.keyId)).status, 'revoked');
+    assert.equal((await t.services.keys.getKey(c.customerId, c.keyId)).status, 'revoked');
     await client.close();
   });
 
@@ -109,7 +109,7 @@ describe('dashboard security', () => {
       });
       assert.equal(res.status, 404, action);
     }
-    const key = await t.services.keys.getKey(b.keyId);
+    const key = await t.services.keys.getKey(b.customerId, b.keyId);
     assert.equal(key.status, 'active');
     assert.ok(key.scopes.includes('manage_webhooks'));
     assert.equal(

@@ -5,14 +5,13 @@ export async function insertSession(db: Database, row: DashboardSessionRow): Pro
   await db.insertInto('dashboard_sessions').values(row).execute();
 }
 
-/** The session with its user's email and customer's name (every page shows them). */
+/** The session with its user's email (every page shows it). */
 export const findByTokenHash = (db: Database, tokenHash: string) =>
   db
     .selectFrom('dashboard_sessions as s')
     .innerJoin('dashboard_users as u', 'u.id', 's.user_id')
-    .innerJoin('customers as c', 'c.id', 's.customer_id')
     .selectAll('s')
-    .select(['u.email', 'c.name as customer_name'])
+    .select('u.email')
     .where('s.token_hash', '=', tokenHash)
     .executeTakeFirst();
 

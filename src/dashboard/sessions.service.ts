@@ -1,6 +1,7 @@
 import { createHash, randomBytes } from 'node:crypto';
 import type { Clock } from '../clock.ts';
 import type { SecretBox } from '../crypto/secret-box.ts';
+import { customerName } from '../customers/customer-reads.ts';
 import type { Database } from '../db/database.ts';
 import { newUuid } from '../ids.ts';
 import * as repo from './sessions.repository.ts';
@@ -115,7 +116,7 @@ export function createSessionsService(deps: { db: Database; clock: Clock; secret
         csrfToken: row.csrf_token,
         expiresAt: row.expires_at,
         email: row.email,
-        customerName: row.customer_name,
+        customerName: (await customerName(db, row.customer_id)) ?? '',
         flash,
       };
     },

@@ -1,4 +1,5 @@
 import type { Clock } from '../clock.ts';
+import { findCustomer } from '../customers/customer-reads.ts';
 import type { Database } from '../db/database.ts';
 import type { DashboardUserRow } from '../db/tables/dashboard.table.ts';
 import { AppError, type Issue, invalidInput, notFound } from '../errors/app-error.ts';
@@ -40,12 +41,8 @@ export function createUsersService(deps: { db: Database; clock: Clock }) {
         ...passwordProblems(input.password, email).map((message) => ({ path: ['password'], message })),
       ];
       if (issues.length > 0) throw invalidInput(issues);
-      const customer = await db
-        .selectFrom('customers')
-        .select('id')
-        .where('id', '=', input.customerId)
-        .executeTakeFirst();
-      if (!customer) throw notFound('Customer', { table: 'customers', id: input.customerId });
+      if (!(await findCustomer(db, input.customerId)))
+        throw notFound('Customer', { table: 'customers', id: input.customerId });
       const row = await repo.insertUser(db, {
         id: newUuid(),
         customer_id: input.customerId,

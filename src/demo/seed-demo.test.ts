@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { addMoney } from '../dashboard/usage.service.ts';
+import { addMoney } from '../dashboard/usage-report.ts';
 import { startTestApp, type TestApp } from '../testing/test-app.ts';
 import { seedDemo } from './seed-demo.ts';
 

@@ -61,9 +61,9 @@ describe('authentication failures (spec 5.6)', () => {
   it('revoked key: 401 auth.revoked, immediately and for good', async () => {
     const c = await newCustomer(t);
     assert.equal((await t.request('GET', WHOAMI, { key: c.key })).status, 200);
-    await t.services.keys.revokeKey(c.keyId);
+    await t.services.keys.revokeKey(c.customerId, c.keyId);
     await expectProblem(await t.request('GET', WHOAMI, { key: c.key }), 401, 'auth.revoked');
-    await assert.rejects(t.services.keys.rotateKey(c.keyId), /revoked/);
+    await assert.rejects(t.services.keys.rotateKey(c.customerId, c.keyId), /revoked/);
   });
 
   it('expired key: 401 auth.expired once expires_at passes (injected clock)', async () => {
@@ -92,7 +92,7 @@ describe('rotation grace period', () => {
 
   it('both values work during the grace period; the old one fails after it', async () => {
     const c = await newCustomer(t);
-    const rotated = await t.services.keys.rotateKey(c.keyId);
+    const rotated = await t.services.keys.rotateKey(c.customerId, c.keyId);
     assert.equal(rotated.key.id, c.keyId, 'same key id');
     assert.notEqual(rotated.secret, c.key);
     assert.equal(rotated.previousValidUntil, new Date(t.clock.now().getTime() + 600_000).toISOString());
@@ -111,9 +111,9 @@ describe('rotation grace period', () => {
 
   it('rotating twice never extends the grace of the oldest value', async () => {
     const c = await newCustomer(t);
-    const first = await t.services.keys.rotateKey(c.keyId);
+    const first = await t.services.keys.rotateKey(c.customerId, c.keyId);
     t.clock.advance(300_000);
-    await t.services.keys.rotateKey(c.keyId);
+    await t.services.keys.rotateKey(c.customerId, c.keyId);
     t.clock.advance(300_000);
     assert.equal(
       (await t.request('GET', WHOAMI, { key: c.key })).status,
@@ -129,8 +129,8 @@ describe('rotation grace period', () => {
 
   it('revoking during the grace period refuses both values at once', async () => {
     const c = await newCustomer(t);
-    const rotated = await t.services.keys.rotateKey(c.keyId);
-    await t.services.keys.revokeKey(c.keyId);
+    const rotated = await t.services.keys.rotateKey(c.customerId, c.keyId);
+    await t.services.keys.revokeKey(c.customerId, c.keyId);
     assert.equal((await t.request('GET', WHOAMI, { key: c.key })).body.code, 'auth.revoked');
     assert.equal((await t.request('GET', WHOAMI, { key: rotated.secret })).body.code, 'auth.revoked');
   });
@@ -146,16 +146,16 @@ describe('scope changes', () => {
   it('apply on the very next request', async () => {
     const c = await newCustomer(t, { scopes: [] });
     assert.equal((await t.request('GET', WHOAMI, { key: c.key })).body.permissions.read_calls, false);
-    await t.services.keys.setScopes(c.keyId, ['read_calls']);
+    await t.services.keys.setScopes(c.customerId, c.keyId, ['read_calls']);
     assert.equal((await t.request('GET', WHOAMI, { key: c.key })).body.permissions.read_calls, true);
-    await t.services.keys.setScopes(c.keyId, []);
+    await t.services.keys.setScopes(c.customerId, c.keyId, []);
     assert.equal((await t.request('GET', WHOAMI, { key: c.key })).body.permissions.read_calls, false);
   });
 
   it('send_sms and unknown scopes cannot be granted', async () => {
     const c = await newCustomer(t, { scopes: [] });
-    await assert.rejects(t.services.keys.setScopes(c.keyId, ['send_sms']), /input|invalid/i);
-    await assert.rejects(t.services.keys.setScopes(c.keyId, ['admin']), /input|invalid/i);
+    await assert.rejects(t.services.keys.setScopes(c.customerId, c.keyId, ['send_sms']), /input|invalid/i);
+    await assert.rejects(t.services.keys.setScopes(c.customerId, c.keyId, ['admin']), /input|invalid/i);
   });
 });
 
@@ -168,7 +168,7 @@ describe('what is logged', () => {
 
   it('failed attempts are recorded with time, IP, prefix and reason; no full key in logs', async () => {
     const c = await newCustomer(t);
-    await t.services.keys.revokeKey(c.keyId);
+    await t.services.keys.revokeKey(c.customerId, c.keyId);
     // Prefixes are not unique (the suite makes thousands of keys): only the rows this request added count.
     const withPrefix = () =>
       t.db
@@ -212,11 +212,11 @@ describe('two instances on one database', () => {
     const c = await newCustomer(a, { scopes: [] });
     assert.equal((await b.request('GET', WHOAMI, { key: c.key })).body.permissions.read_calls, false);
     const scoped = nextKeyChange(notifications);
-    await a.services.keys.setScopes(c.keyId, ['read_calls']);
+    await a.services.keys.setScopes(c.customerId, c.keyId, ['read_calls']);
     assert.equal(await scoped, c.keyId);
     assert.equal((await b.request('GET', WHOAMI, { key: c.key })).body.permissions.read_calls, true);
     const revoked = nextKeyChange(notifications);
-    await a.services.keys.revokeKey(c.keyId);
+    await a.services.keys.revokeKey(c.customerId, c.keyId);
     assert.equal(await revoked, c.keyId);
     assert.equal((await b.request('GET', WHOAMI, { key: c.key })).body.code, 'auth.revoked');
   });

@@ -1,6 +1,7 @@
 import { hash as digest } from 'node:crypto';
 import type { Logger } from 'pino';
 import type { Clock } from '../clock.ts';
+import { findAuthCustomer } from '../customers/customer-reads.ts';
 import type { Database } from '../db/database.ts';
 import { createWriteBehind } from '../db/write-behind.ts';
 import { AppError } from '../errors/app-error.ts';
@@ -64,7 +65,10 @@ export function createAuthenticator(deps: {
   const read = async (token: string) => {
     const hash = hasher.hash(token);
     const row = await repo.findBySecretHash(db, hash);
-    return row && sameDigest(row.hash, hash) ? row : undefined;
+    if (!row || !sameDigest(row.hash, hash)) return undefined;
+    // The customer is read apart: its table is the customers module's (a cache miss only, once per key).
+    const customer = await findAuthCustomer(db, row.customer_id);
+    return customer && { ...row, ...customer };
   };
   // `last_used_at` is shown to the minute; writing it from every request would cost a commit per request
   // (a quarter of the throughput with many keys), so uses are collected and written every few seconds.

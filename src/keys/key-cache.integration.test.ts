@@ -36,21 +36,21 @@ describe('keys held in memory: a change applies to the very next request of the 
   it('revocation', async () => {
     const c = await newCustomer(t);
     assert.equal((await twice(c.key)).status, 200);
-    await t.services.keys.revokeKey(c.keyId);
+    await t.services.keys.revokeKey(c.customerId, c.keyId);
     assert.equal((await t.request('GET', WHOAMI, { key: c.key })).body.code, 'auth.revoked');
   });
 
   it('a scope change', async () => {
     const c = await newCustomer(t, { scopes: [] });
     assert.equal((await twice(c.key)).body.permissions.read_calls, false);
-    await t.services.keys.setScopes(c.keyId, ['read_calls']);
+    await t.services.keys.setScopes(c.customerId, c.keyId, ['read_calls']);
     assert.equal((await t.request('GET', WHOAMI, { key: c.key })).body.permissions.read_calls, true);
   });
 
   it('a rotation: the old value ends with its grace, read from the clock at use', async () => {
     const c = await newCustomer(t);
     assert.equal((await twice(c.key)).status, 200);
-    const rotated = await t.services.keys.rotateKey(c.keyId);
+    const rotated = await t.services.keys.rotateKey(c.customerId, c.keyId);
     assert.equal((await t.request('GET', WHOAMI, { key: rotated.secret })).status, 200);
     assert.equal((await t.request('GET', WHOAMI, { key: c.key })).status, 200);
     t.clock.advance(60_000);
@@ -135,13 +135,13 @@ describe('keys held in memory by another instance over the same PostgreSQL', {
     const held = cache.size().known;
     assert.ok(held >= 1);
     const heard = nextKeyChange(notifications);
-    await t.services.keys.setScopes(c.keyId, ['read_calls']);
+    await t.services.keys.setScopes(c.customerId, c.keyId, ['read_calls']);
     assert.equal(await heard, c.keyId);
     assert.equal(cache.size().known, held - 1);
     assert.deepEqual((await principal(c.key)).scopes, ['read_calls']);
 
     const revoked = nextKeyChange(notifications);
-    await t.services.keys.revokeKey(c.keyId);
+    await t.services.keys.revokeKey(c.customerId, c.keyId);
     await revoked;
     assert.equal(await failure(c.key), 'auth.revoked');
   });
@@ -163,7 +163,7 @@ describe('keys held in memory by another instance over the same PostgreSQL', {
     });
 
     const rotation = nextKeyChange(notifications);
-    const rotated = await t.services.keys.rotateKey(c.keyId);
+    const rotated = await t.services.keys.rotateKey(c.customerId, c.keyId);
     await rotation;
     assert.equal((await principal(rotated.secret)).keyPrefix, rotated.key.prefix);
     assert.equal((await principal(c.key)).keyPrefix, rotated.key.prefix);

@@ -1,4 +1,5 @@
 import { sql } from 'kysely';
+import type { AuthCustomer } from '../customers/customer-reads.ts';
 import type { Database } from '../db/database.ts';
 import { prepare } from '../db/prepared.ts';
 import type { ApiKeyRow } from '../db/tables/keys.table.ts';
@@ -14,12 +15,11 @@ export async function insertKey(tx: Database, key: NewKey, hash: string): Promis
     .execute();
 }
 
-/** Everything authentication needs, in one indexed lookup by hash. */
+/** Everything authentication needs of the key, in one indexed lookup by hash. */
 const bySecretHash = prepare((db, p: { hash: string }) =>
   db
     .selectFrom('api_key_secrets as s')
     .innerJoin('api_keys as k', 'k.id', 's.key_id')
-    .innerJoin('customers as c', 'c.id', 'k.customer_id')
     .select([
       's.hash',
       's.valid_until',
@@ -34,18 +34,17 @@ const bySecretHash = prepare((db, p: { hash: string }) =>
       'k.allowed_countries',
       'k.rate_limit_per_minute as key_rate_limit_per_minute',
       'k.customer_id',
-      'c.name as customer_name',
-      'c.rate_limit_per_minute',
-      'c.outbound_countries',
-      'c.outbound_max_daily_cap_usd',
     ])
     .where('s.hash', '=', p.hash),
 );
 
-/** The key, its customer and the matched value's grace end: what authentication reads (or holds in memory). */
-export type KeyRecord = Awaited<ReturnType<typeof bySecretHash>>[number];
+/** The key and the matched value's grace end. */
+export type KeySecretRow = Awaited<ReturnType<typeof bySecretHash>>[number];
 
-export async function findBySecretHash(db: Database, hash: string): Promise<KeyRecord | undefined> {
+/** The key, its customer and the matched value's grace end: what authentication reads (or holds in memory). */
+export type KeyRecord = KeySecretRow & AuthCustomer;
+
+export async function findBySecretHash(db: Database, hash: string): Promise<KeySecretRow | undefined> {
   const [row] = await bySecretHash(db, { hash });
   return row;
 }
@@ -119,4 +118,17 @@ export async function insertAuthFailure(
   failure: { occurred_at: Date; ip: string; key_prefix: string | null; reason: string },
 ): Promise<void> {
   await db.insertInto('auth_failures').values(failure).execute();
+}
+
+/** When the newest rotated-out value of each key stops working (only keys still in a grace period). */
+export async function graceEnds(db: Database, customerId: string, now: Date): Promise<Map<string, Date>> {
+  const rows = await db
+    .selectFrom('api_key_secrets as s')
+    .innerJoin('api_keys as k', 'k.id', 's.key_id')
+    .select(['s.key_id', sql<Date>`max(s.valid_until)`.as('until')])
+    .where('k.customer_id', '=', customerId)
+    .where('s.valid_until', '>', now)
+    .groupBy('s.key_id')
+    .execute();
+  return new Map(rows.map((r) => [r.key_id, new Date(r.until)]));
 }

@@ -37,7 +37,7 @@ describe('key rotation is one transaction', () => {
         when (new.id = '${c.keyId}') execute function fail_prefix_write()`)
       .execute(t.db);
     try {
-      await assert.rejects(t.services.keys.rotateKey(c.keyId), /injected failure/);
+      await assert.rejects(t.services.keys.rotateKey(c.customerId, c.keyId), /injected failure/);
     } finally {
       await sql.raw('drop trigger fail_prefix_write on api_keys').execute(t.db);
       await sql.raw('drop function fail_prefix_write()').execute(t.db);
@@ -49,7 +49,9 @@ describe('key rotation is one transaction', () => {
 
   it('rotations racing each other leave one current value, and the prefix is that value’s', async () => {
     const c = await newCustomer(t);
-    const results = await Promise.all(Array.from({ length: 4 }, () => t.services.keys.rotateKey(c.keyId)));
+    const results = await Promise.all(
+      Array.from({ length: 4 }, () => t.services.keys.rotateKey(c.customerId, c.keyId)),
+    );
     const { key, secrets } = await snapshot(c.keyId);
     assert.equal(secrets.filter((s) => s.valid_until === null).length, 1, 'exactly one value without an end');
     t.clock.advance((GRACE_SECONDS + 1) * 1000);

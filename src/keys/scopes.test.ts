@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { checkScopes } from './keys.service.ts';
+import { checkScopes } from './key-actions.ts';
 import { AUTOMATION_PRESET, GRANTABLE_SCOPES, isScope, permissionsMap, SCOPES } from './scopes.ts';
 
 describe('scopes', () => {

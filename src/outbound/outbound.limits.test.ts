@@ -37,7 +37,7 @@ describe("outbound calls within the customer's limits", () => {
 
   it("refuses the issue's key: KP, CU, SO, IR, SY and a cap of 9999999999.99, naming each field and bound", async () => {
     const c = await newCaller(t);
-    const keys = async () => (await t.services.keys.listKeys({ customerId: c.customerId })).length;
+    const keys = async () => (await t.services.keys.listKeys(c.customerId)).length;
     const before = await keys();
     const refused = await t.services.keys
       .createKey({
@@ -153,7 +153,7 @@ describe("outbound calls within the customer's limits", () => {
     assert.equal(over.body.code, 'outbound.spend_cap_exceeded');
     assert.match(over.body.detail, /^The daily spend cap of \$2\.70 that the operator allows each key/);
 
-    const key = await t.services.keys.getKey(c.keyId);
+    const key = await t.services.keys.getKey(c.customerId, c.keyId);
     assert.deepEqual(
       {
         stored: [key?.allowed_countries, key?.daily_spend_cap_usd],
@@ -175,7 +175,7 @@ describe("outbound calls within the customer's limits", () => {
 
   it('gives a key made without an allowlist or cap the defaults within its customer', async () => {
     const c = await newCaller(t, { limits: { countries: ['GB', 'IE'], maxDailyCapUsd: '20' } });
-    const key = await t.services.keys.getKey(c.keyId);
+    const key = await t.services.keys.getKey(c.customerId, c.keyId);
     assert.deepEqual([key?.allowed_countries, key?.daily_spend_cap_usd], [['GB', 'IE'], '20.00']);
   });
 

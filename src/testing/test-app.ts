@@ -18,7 +18,7 @@ import { GRANTABLE_SCOPES } from '../keys/scopes.ts';
 import { createLogger } from '../logger.ts';
 import { checkResponses, type ResponseMismatch } from '../openapi/response-check.ts';
 import { createMetrics } from '../ops/metrics.ts';
-import { databaseProbe, type ReadinessProbe } from '../ops/ops.routes.ts';
+import { databaseProbe, type ReadinessProbe } from '../ops/readiness.ts';
 import type { OutboundLimits } from '../outbound-limits.ts';
 import type { RateLimiter } from '../rate-limit/interface.ts';
 import { createMemoryLimiter } from '../rate-limit/memory.ts';

@@ -86,26 +86,3 @@ export async function updateAsOperator(
 ): Promise<SubscriptionRow | undefined> {
   return updateLive(db, id, changes).returningAll().executeTakeFirst();
 }
-
-/** The delivery log of one subscription, newest attempt first. */
-export async function attemptLog(db: Database, subscriptionId: string, limit: number) {
-  return db
-    .selectFrom('webhook_attempts as a')
-    .innerJoin('webhook_deliveries as d', 'd.id', 'a.delivery_id')
-    .innerJoin('events as e', 'e.id', 'd.event_id')
-    .select([
-      'a.attempted_at',
-      'a.status_code',
-      'a.latency_ms',
-      'a.error',
-      'd.id as delivery_id',
-      'd.status as delivery_status',
-      'e.id as event_id',
-      'e.type as event_type',
-    ])
-    .where('a.subscription_id', '=', subscriptionId)
-    .orderBy('a.attempted_at', 'desc')
-    .orderBy('a.id', 'desc')
-    .limit(limit)
-    .execute();
-}

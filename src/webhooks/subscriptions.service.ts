@@ -6,6 +6,7 @@ import { newWebhookSecret } from '../delivery/signature.ts';
 import { checkTargetUrl, invalidTargetInput } from '../delivery/target-url.ts';
 import { AppError, type Issue, notFound } from '../errors/app-error.ts';
 import { newSubscriptionId } from '../ids.ts';
+import { deliveryLog } from './delivery-log.ts';
 import { EVENT_TYPES } from './event-types.ts';
 import * as repo from './subscriptions.repository.ts';
 
@@ -67,7 +68,9 @@ export function createSubscriptionsService(deps: SubscriptionsDeps) {
 
   async function attemptLogOf(row: SubscriptionRow | undefined, limit: number) {
     if (!row) throw notFound('Webhook subscription');
-    return (await repo.attemptLog(db, row.id, limit)).map((a) => ({
+    return (
+      await deliveryLog(db, row.customer_id, row.id, { failedOnly: false, start: { offset: 0 }, limit })
+    ).map((a) => ({
       at: a.attempted_at.toISOString(),
       status_code: a.status_code,
       latency_ms: a.latency_ms,

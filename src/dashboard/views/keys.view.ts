@@ -1,4 +1,4 @@
-import type { KeyView } from '../../keys/keys.service.ts';
+import type { KeyView } from '../../keys/key-view.ts';
 import { AUTOMATION_PRESET, SCOPES, UNAVAILABLE_SCOPES } from '../../keys/scopes.ts';
 import { type OutboundLimits, regionList } from '../../outbound-limits.ts';
 import { attr, html, type SafeHtml } from '../html.ts';

@@ -1,7 +1,7 @@
-import type { KeyView } from '../../keys/keys.service.ts';
+import type { KeyView } from '../../keys/key-view.ts';
 import { attr, html, type SafeHtml } from '../html.ts';
-import type { UsageReport } from '../usage.service.ts';
-import { addMoney } from '../usage.service.ts';
+import type { UsageReport } from '../usage-report.ts';
+import { addMoney } from '../usage-report.ts';
 import { usd } from './format.ts';
 import { statusBadge } from './keys.view.ts';
 import { type PageUser, page } from './layout.ts';

@@ -1,9 +1,9 @@
 import { EVENT_TYPES } from '../../db/tables/events.table.ts';
 import { AUTO_DISABLE_AFTER } from '../../webhooks/deliveries.repository.ts';
+import type { DeliveryLogRow } from '../../webhooks/delivery-log.ts';
 import { FAILURES_NEAR_LIMIT } from '../../webhooks/failure-streak.ts';
 import type { SubscriptionView } from '../../webhooks/subscriptions.service.ts';
 import { ANNOUNCED_EVENTS } from '../../webhooks/subscriptions.service.ts';
-import type { DeliveryLogRow } from '../dashboard.repository.ts';
 import { type DeliveryLogQuery, LOG_PAGE_SIZE } from '../dashboard.services.ts';
 import { attr, html, type SafeHtml } from '../html.ts';
 import type { Flash } from '../sessions.service.ts';

@@ -1,0 +1,76 @@
+import type { Clock } from '../clock.ts';
+import type { Database } from '../db/database.ts';
+import { newUuid } from '../ids.ts';
+import { keyDefaults, type OutboundLimits } from '../outbound-limits.ts';
+import { displayPrefix, generateKey } from './key-format.ts';
+import type { KeyHasher } from './key-hash.ts';
+import { GRANTABLE_SCOPES } from './scopes.ts';
+
+export type SeededKey = { customer_id: string; key_id: string; prefix: string; secret: string };
+
+/** Reports progress of a long phase (a progress bar in the CLI; nothing in tests). */
+export type SeedProgress = {
+  start(phase: string, total: number): void;
+  advance(by: number): void;
+  stop(): void;
+};
+
+/**
+ * Seeding (the CLI's `seed`): `perCustomer` real keys for each customer (same format and keyed hash as the keys
+ * service, so they authenticate), with every grantable scope and the default outbound limits, 200 customers a batch.
+ */
+export async function seedKeys(
+  conn: Database,
+  deps: { hasher: KeyHasher; clock: Clock; outboundDefaults: OutboundLimits },
+  customers: string[],
+  opts: { keysPerCustomer: number; keyRateLimit: number | null },
+  progress: SeedProgress,
+): Promise<SeededKey[]> {
+  const now = deps.clock.now();
+  const outbound = keyDefaults(deps.outboundDefaults);
+  const keys: SeededKey[] = [];
+  progress.start('keys', customers.length * opts.keysPerCustomer);
+  for (let i = 0; i < customers.length; i += 200) {
+    const batch = customers.slice(i, i + 200).flatMap((customerId) =>
+      Array.from({ length: opts.keysPerCustomer }, (): SeededKey => {
+        const secret = generateKey();
+        return { customer_id: customerId, key_id: newUuid(), prefix: displayPrefix(secret), secret };
+      }),
+    );
+    if (batch.length === 0) continue;
+    await conn
+      .insertInto('api_keys')
+      .values(
+        batch.map((k, j) => ({
+          id: k.key_id,
+          customer_id: k.customer_id,
+          name: `Seed key ${(j % opts.keysPerCustomer) + 1}`,
+          prefix: k.prefix,
+          scopes: [...GRANTABLE_SCOPES],
+          expires_at: null,
+          revoked_at: null,
+          daily_spend_cap_usd: outbound.capUsd,
+          allowed_countries: [...outbound.countries],
+          rate_limit_per_minute: opts.keyRateLimit,
+          created_at: now,
+          last_used_at: null,
+        })),
+      )
+      .execute();
+    await conn
+      .insertInto('api_key_secrets')
+      .values(
+        batch.map((k) => ({
+          hash: deps.hasher.hash(k.secret),
+          key_id: k.key_id,
+          created_at: now,
+          valid_until: null,
+        })),
+      )
+      .execute();
+    keys.push(...batch);
+    progress.advance(batch.length);
+  }
+  progress.stop();
+  return keys;
+}
