@@ -140,7 +140,7 @@ export const MODULES: ModuleMap = {
     kind: 'app',
     purpose: 'builds the Fastify app, registers routes, wires services, opens storage',
     tables: [],
-    files: ['app.ts', 'routes.ts', 'services.ts', 'runtime.ts', 'storage.ts'],
+    files: ['app.ts', 'routes.ts', 'services.ts', 'call-listeners.ts', 'runtime.ts', 'storage.ts'],
   },
   demo: { kind: 'app', purpose: 'demo seed, call generator, simulated inbound calls', tables: [] },
   cli: { kind: 'entry', purpose: 'the operator CLI, one file per command group; seeding', tables: [] },

@@ -1,5 +1,5 @@
-import type { LifecycleService } from './lifecycle.service.ts';
 import { type Loop, type LoopLogger, startLoop } from '../loop.ts';
+import type { LifecycleService } from './lifecycle.service.ts';
 
 const PROCESS_BATCH = 20;
 /** How often ended calls are looked at for post-processing that has come due. */

@@ -95,8 +95,6 @@ export const listCallRows = (db: Database, f: CallListFilter, after: CallPositio
 export const listCallRowsAfter = (db: Database, f: CallListFilter, skipped: number, limit: number) =>
   callPageQuery(db, f, { skipped }, limit).execute();
 
-export type CallListRow = Awaited<ReturnType<typeof listCallRows>>[number];
-
 /**
  * The row `offset` rows into the list, read from the index alone (index-only scan: no join, no table rows).
  */
@@ -130,8 +128,6 @@ export async function findCallRow(db: Database, customerId: string, id: string) 
     .where('c.id', '=', id)
     .executeTakeFirst();
 }
-
-export type CallDetailRow = NonNullable<Awaited<ReturnType<typeof findCallRow>>>;
 
 /** One call of one customer with its assistant's language, for its transcript; undefined when missing. */
 export async function findCallForTranscript(db: Database, customerId: string, callId: string) {

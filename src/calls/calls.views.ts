@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { CURSOR_EXAMPLE } from '../pagination/cursor.ts';
+import type { CallDetailRow, CallListRow } from './call-rows.ts';
 import { CALL_STATUSES, type CallStatus } from './call-status.ts';
-import type { CallDetailRow, CallListRow } from './calls.read.repository.ts';
 
 type CallFields = Omit<CallListRow, 'position_micros'>;
 

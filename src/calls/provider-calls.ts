@@ -1,9 +1,9 @@
 import type { Database } from '../db/database.ts';
+import type { ProviderEvent } from '../provider/interface.ts';
 import type { ApplyOutcome } from './apply-event.ts';
 import { callIdForProviderCall } from './lifecycle.repository.ts';
 import type { LifecycleService } from './lifecycle.service.ts';
 import { lockPlacedCall, recordProviderCall } from './placed-call.ts';
-import type { ProviderEvent } from '../provider/interface.ts';
 
 /** Whether one of our calls carries this provider handle. */
 export async function knowsProviderCall(db: Database, providerCallId: string): Promise<boolean> {

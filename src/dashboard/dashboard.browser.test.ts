@@ -17,9 +17,8 @@ import { type Receiver, startReceiver } from '../testing/receiver.ts';
 import { newCustomer, startTestApp, type TestApp, type TestCustomer } from '../testing/test-app.ts';
 import { emitEvent, testWorker } from '../testing/webhook.fixtures.ts';
 import { insertTranscript } from '../transcripts/transcripts.repository.ts';
-import { AUTO_DISABLE_AFTER } from '../webhooks/deliveries.repository.ts';
 import type { DeliveryWorker } from '../webhooks/delivery-worker.ts';
-import { FAILURE_FOLD_MS } from '../webhooks/failure-streak.ts';
+import { AUTO_DISABLE_AFTER, FAILURE_FOLD_MS } from '../webhooks/failure-streak.ts';
 
 /**
  * The dashboard end to end in a real headless Chromium (Debian's package, driven by playwright-core).

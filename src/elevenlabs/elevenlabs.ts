@@ -1,8 +1,8 @@
 import type { FastifyInstance } from 'fastify';
+import type { LifecycleService } from '../calls/lifecycle.service.ts';
 import type { Clock } from '../clock.ts';
 import type { Database } from '../db/database.ts';
 import { AppError } from '../errors/app-error.ts';
-import type { LifecycleService } from '../calls/lifecycle.service.ts';
 import type { LoopLogger } from '../loop.ts';
 import type { AgentLink } from '../provider/interface.ts';
 import type { RateLimiter } from '../rate-limit/interface.ts';

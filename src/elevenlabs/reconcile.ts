@@ -1,3 +1,4 @@
+import type { LifecycleService } from '../calls/lifecycle.service.ts';
 import {
   applyProviderEvents,
   knowsProviderCall,
@@ -6,7 +7,6 @@ import {
 } from '../calls/provider-calls.ts';
 import type { Clock } from '../clock.ts';
 import type { Database } from '../db/database.ts';
-import type { LifecycleService } from '../calls/lifecycle.service.ts';
 import { type Loop, type LoopLogger, startLoop } from '../loop.ts';
 import type { ElevenLabsProvider } from './adapter.ts';
 import { linkedAgents } from './agent-links.repository.ts';

@@ -1,9 +1,9 @@
 import { randomInboundTarget } from '../assistants/assistant-refs.repository.ts';
 import { processAllDue } from '../calls/call-loops.ts';
+import type { LifecycleService } from '../calls/lifecycle.service.ts';
 import type { Clock } from '../clock.ts';
 import type { Config } from '../config.ts';
 import type { Database } from '../db/database.ts';
-import type { LifecycleService } from '../calls/lifecycle.service.ts';
 import { type Loop, type LoopLogger, startLoop } from '../loop.ts';
 import { randomNanpNumber } from '../provider/random.ts';
 import type { Simulator } from './simulator.ts';

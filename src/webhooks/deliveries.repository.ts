@@ -5,8 +5,6 @@ import type { EventType } from '../db/tables/events.table.ts';
 import type { DeliveryRow, SubscriptionRow } from '../db/tables/webhooks.table.ts';
 import type { ClaimRoom } from './claim-room.ts';
 
-export const AUTO_DISABLE_AFTER = 10;
-
 /** A claimed delivery with what sending it needs: its event and its subscription's address and secrets. */
 export type ClaimedDelivery = Pick<
   DeliveryRow,

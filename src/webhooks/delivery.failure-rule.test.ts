@@ -3,9 +3,8 @@ import { after, before, describe, it } from 'node:test';
 import type { SendResult, WebhookSender } from '../delivery/http-sender.ts';
 import { newCustomer, startTestApp, type TestApp } from '../testing/test-app.ts';
 import { callFor, subscriptionRow, workerOver } from '../testing/webhook.fixtures.ts';
-import { AUTO_DISABLE_AFTER } from './deliveries.repository.ts';
 import { recordEvent } from './events.repository.ts';
-import { FAILURE_FOLD_MS } from './failure-streak.ts';
+import { AUTO_DISABLE_AFTER, FAILURE_FOLD_MS } from './failure-streak.ts';
 
 const SERVER_SECRET = 'failure-rule-test-secret-0123456789abcdef';
 

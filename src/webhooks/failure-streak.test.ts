@@ -1,8 +1,13 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { ManualClock } from '../clock.ts';
-import { AUTO_DISABLE_AFTER } from './deliveries.repository.ts';
-import { FAILURE_FOLD_MS, runStreak, type StreakState, type StreakStep } from './failure-streak.ts';
+import {
+  AUTO_DISABLE_AFTER,
+  FAILURE_FOLD_MS,
+  runStreak,
+  type StreakState,
+  type StreakStep,
+} from './failure-streak.ts';
 
 const T0 = Date.parse('2026-11-23T10:00:00.000Z');
 const at = (ms: number) => new Date(T0 + ms);

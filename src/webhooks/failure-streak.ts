@@ -1,4 +1,5 @@
-import { AUTO_DISABLE_AFTER } from './deliveries.repository.ts';
+/** Consecutive counted failures that disable a subscription (spec 3.3). */
+export const AUTO_DISABLE_AFTER = 10;
 
 /**
  * A failed attempt that starts within this long after the last counted failure ended is folded into it: under a

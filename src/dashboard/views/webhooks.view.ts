@@ -1,7 +1,6 @@
-import { EVENT_TYPES } from '../../db/tables/events.table.ts';
-import { AUTO_DISABLE_AFTER } from '../../webhooks/deliveries.repository.ts';
 import type { DeliveryLogRow } from '../../webhooks/delivery-log.ts';
-import { FAILURES_NEAR_LIMIT } from '../../webhooks/failure-streak.ts';
+import { EVENT_TYPES } from '../../webhooks/event-types.ts';
+import { AUTO_DISABLE_AFTER, FAILURES_NEAR_LIMIT } from '../../webhooks/failure-streak.ts';
 import type { SubscriptionView } from '../../webhooks/subscriptions.service.ts';
 import { ANNOUNCED_EVENTS } from '../../webhooks/subscriptions.service.ts';
 import { type DeliveryLogQuery, LOG_PAGE_SIZE } from '../dashboard.services.ts';
