@@ -7,7 +7,7 @@ import { createWebhookSender, type SenderNetwork, type WebhookSender } from '../
 import { createCursorCodec, positionOfRow, SERIAL_IDS } from '../pagination/cursor.ts';
 import type { Signer } from '../signer.ts';
 import type { UsageService } from '../usage/usage.service.ts';
-import * as deliveryLog from '../webhooks/delivery-log.ts';
+import { deliveryAttempt, deliveryLog, deliveryStats } from '../webhooks/delivery-log.ts';
 import { sendTestEvent } from '../webhooks/test-event.ts';
 import { attemptBody, attemptHeaders } from './attempt-view.ts';
 import { createSessionsService } from './sessions.service.ts';
@@ -69,7 +69,7 @@ export function createDashboardServices(deps: DashboardDeps) {
     async deliveryLog(customerId: string, subscriptionId: string, q: DeliveryLogQuery) {
       const scope = [customerId, subscriptionId, q.failedOnly ? 'failed' : 'all'];
       const after = q.cursor ? logCursors.decode(q.cursor, scope) : null;
-      const rows = await deliveryLog.deliveryLog(db, customerId, subscriptionId, {
+      const rows = await deliveryLog(db, customerId, subscriptionId, {
         failedOnly: q.failedOnly,
         start: after ? { after: { atIso: after.at.iso, id: after.id } } : { offset: q.page * q.limit },
         limit: q.limit + 1,
@@ -89,7 +89,7 @@ export function createDashboardServices(deps: DashboardDeps) {
     },
     /** One attempt as it was sent (headers with signatures redacted, body) and the start of the answer. */
     async deliveryAttempt(customerId: string, subscriptionId: string, attemptId: number) {
-      const row = await deliveryLog.deliveryAttempt(db, customerId, subscriptionId, attemptId);
+      const row = await deliveryAttempt(db, customerId, subscriptionId, attemptId);
       if (!row) return undefined;
       return { ...row, headers: attemptHeaders(row), body: attemptBody(row) };
     },
@@ -99,14 +99,14 @@ export function createDashboardServices(deps: DashboardDeps) {
       const hourStart = now - (now % 3_600_000);
       const dayStart = now - (now % 86_400_000);
       const [hours, days] = await Promise.all([
-        deliveryLog.deliveryStats(
+        deliveryStats(
           db,
           customerId,
           subscriptionId,
           new Date(hourStart - 23 * 3_600_000),
           'hour',
         ),
-        deliveryLog.deliveryStats(db, customerId, subscriptionId, new Date(dayStart - 6 * 86_400_000), 'day'),
+        deliveryStats(db, customerId, subscriptionId, new Date(dayStart - 6 * 86_400_000), 'day'),
       ]);
       return { hourStart: new Date(hourStart), dayStart: new Date(dayStart), hours, days };
     },

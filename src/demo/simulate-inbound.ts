@@ -1,6 +1,6 @@
 import { inboundTargets } from '../assistants/assistant-refs.repository.ts';
 import { callListeners } from '../call-listeners.ts';
-import * as repo from '../calls/lifecycle.repository.ts';
+import { callIdForProviderCall, findCall } from '../calls/lifecycle.repository.ts';
 import { createLifecycleService } from '../calls/lifecycle.service.ts';
 import { ManualClock } from '../clock.ts';
 import type { Database } from '../db/database.ts';
@@ -80,8 +80,8 @@ export async function simulateInboundCalls(
   const transcripts = createTranscriptsService({ db, clock, provider });
   const made: SimulatedCall[] = [];
   for (const providerCallId of providerIds) {
-    const id = await repo.callIdForProviderCall(db, providerCallId);
-    const call = id ? await repo.findCall(db, id) : undefined;
+    const id = await callIdForProviderCall(db, providerCallId);
+    const call = id ? await findCall(db, id) : undefined;
     if (!call) continue;
     await transcripts.fetchAndStore(o.customerId, call.id);
     made.push({
