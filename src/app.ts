@@ -1,34 +1,31 @@
 import { maxHeaderSize } from 'node:http';
 import Fastify, { type FastifyInstance, LogController } from 'fastify';
 import type { Logger } from 'pino';
+import { registerGuard } from './access/index.ts';
 import type { Clock } from './clock.ts';
-import type { DashboardSettings } from './dashboard/context.ts';
-import { registerDashboard } from './dashboard/plugin.ts';
-import './http/fastify-types.ts';
-import { registerGuard } from './access/guard.ts';
-import { connectionDrain } from './http/drain.ts';
+import type { DashboardSettings } from './dashboard/index.ts';
+import { registerDashboard } from './dashboard/index.ts';
 import {
+  API_PREFIX,
   clientErrorHandler,
   connectHandler,
+  connectionDrain,
   onFrameworkError,
   registerApiNotFound,
   registerErrorHandling,
   routeRegistry,
-} from './http/error-handler.ts';
-import { API_PREFIX } from './http/prefixes.ts';
-import { zodValidatorCompiler } from './http/validation.ts';
+  zodValidatorCompiler,
+} from './http/index.ts';
 import { newUuid } from './ids.ts';
-import { registerOpenApi } from './openapi/openapi.plugin.ts';
-import { registerOpenApiDocument, registerReferencePage } from './openapi/openapi.routes.ts';
-import type { Metrics } from './ops/metrics.ts';
-import { registerOpsRoutes } from './ops/ops.routes.ts';
-import type { ReadinessProbe } from './ops/readiness.ts';
-import { dryRunAlias } from './outbound/dry-run-alias.ts';
-import type { RateLimiter } from './rate-limit/interface.ts';
+import { registerOpenApi, registerOpenApiDocument, registerReferencePage } from './openapi/index.ts';
+import type { Metrics, ReadinessProbe } from './ops/index.ts';
+import { registerOpsRoutes } from './ops/index.ts';
+import { dryRunAlias } from './outbound/index.ts';
+import type { RateLimiter } from './rate-limit/index.ts';
 import { registerApiRoutes } from './routes.ts';
 import type { Services } from './services.ts';
-import { registerUsageCounting } from './usage/usage.hooks.ts';
-import { webhookOperations } from './webhooks/webhooks.openapi.ts';
+import { registerUsageCounting } from './usage/index.ts';
+import { webhookOperations } from './webhooks/index.ts';
 
 export type AppOptions = {
   services: Services;

@@ -1,6 +1,6 @@
-import { type CallReports, reportingTo } from './calls/call-reports.ts';
-import { outboundCallReports } from './outbound/call-reports.ts';
-import { webhookCallEvents } from './webhooks/call-events.ts';
+import { type CallReports, reportingTo } from './calls/index.ts';
+import { outboundCallReports } from './outbound/index.ts';
+import { webhookCallEvents } from './webhooks/index.ts';
 
 /**
  * Who hears of a call's steps (services and the demo alike): webhooks record its events first, then outbound calls

@@ -1,7 +1,5 @@
 import module from 'node:module';
-import { localCli, processIo } from './cli/local-host.ts';
-import { registerOperatorCommands, rootProgram } from './cli/program.ts';
-import { runProgram } from './cli/run-program.ts';
+import { localCli, processIo, registerOperatorCommands, rootProgram, runProgram } from './cli/index.ts';
 import { COMPILE_CACHE_DIR } from './compile-cache.ts';
 
 // The entry point imports little: an operator command sent to a running server must start fast (serve.ts and the

@@ -1,12 +1,11 @@
 import type { FastifyInstance } from 'fastify';
-import { registerListAssistants } from './assistants/assistants.routes.ts';
-import { registerGetCall, registerListCalls } from './calls/calls.routes.ts';
-import { registerWhoami } from './keys/whoami.routes.ts';
-import { registerCreateOutboundCall, registerDryRunOutboundCall } from './outbound/outbound.routes.ts';
+import { registerListAssistants } from './assistants/index.ts';
+import { registerGetCall, registerListCalls } from './calls/index.ts';
+import { registerWhoami } from './keys/index.ts';
+import { registerCreateOutboundCall, registerDryRunOutboundCall } from './outbound/index.ts';
 import type { Services } from './services.ts';
-import { registerTranscriptRoutes } from './transcripts/transcripts.routes.ts';
-import { registerSubscriptionRoutes } from './webhooks/subscriptions.routes.ts';
-import { registerWebhookEventRoutes } from './webhooks/webhook-events.routes.ts';
+import { registerTranscriptRoutes } from './transcripts/index.ts';
+import { registerSubscriptionRoutes, registerWebhookEventRoutes } from './webhooks/index.ts';
 
 /** Every /api/v1 route, registered explicitly so each one can be found by grep. */
 export function registerApiRoutes(api: FastifyInstance, services: Services): void {

@@ -1,10 +1,9 @@
 import http from 'node:http';
 import type { FastifyInstance } from 'fastify';
 import { buildApp } from './app.ts';
-import { dashboardSettingsFromConfig } from './dashboard/plugin.ts';
-import { clientErrorHandler, connectHandler } from './http/error-handler.ts';
-import { loadTls } from './http/tls.ts';
-import { databaseProbe, type ReadinessProbe, redisProbe } from './ops/readiness.ts';
+import { dashboardSettingsFromConfig } from './dashboard/index.ts';
+import { clientErrorHandler, connectHandler, loadTls } from './http/index.ts';
+import { databaseProbe, type ReadinessProbe, redisProbe } from './ops/index.ts';
 import type { Runtime } from './runtime.ts';
 
 export type RunningServer = {

@@ -1,10 +1,14 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import type { Config } from './config.ts';
-import { lockDataDir } from './db/data-dir-lock.ts';
-import { type DatabaseHandle, openDatabase } from './db/database.ts';
-import { keepNewFilesPrivate, makePrivate } from './db/private-data-dir.ts';
-import { SCHEMA_TEMPLATE_FILE } from './db/schema-template.ts';
+import {
+  type DatabaseHandle,
+  keepNewFilesPrivate,
+  lockDataDir,
+  makePrivate,
+  openDatabase,
+  SCHEMA_TEMPLATE_FILE,
+} from './db/index.ts';
 
 const PGLITE_FOLDER = 'pglite';
 

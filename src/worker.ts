@@ -1,14 +1,16 @@
-import { createWebhookSender } from './delivery/http-sender.ts';
+import { createWebhookSender } from './delivery/index.ts';
 import { startLoop } from './loop.ts';
-import { startEmbeddedVacuum } from './maintenance/embedded-vacuum.ts';
-import { purgeExpired } from './maintenance/retention.ts';
-import { createBacklogWatch } from './ops/outbox-backlog.ts';
-import type { ReadinessProbe } from './ops/readiness.ts';
-import { createCallbackDelivery } from './outbound/callback-delivery.ts';
+import { purgeExpired, startEmbeddedVacuum } from './maintenance/index.ts';
+import type { ReadinessProbe } from './ops/index.ts';
+import { createBacklogWatch } from './ops/index.ts';
+import { createCallbackDelivery } from './outbound/index.ts';
 import type { Runtime } from './runtime.ts';
-import { createDeliveryWorker, type DeliveryWorker } from './webhooks/delivery-worker.ts';
-import { outboxStats } from './webhooks/outbox-stats.ts';
-import { createTranscriptReadyProcessor } from './webhooks/transcript-ready.ts';
+import {
+  createDeliveryWorker,
+  createTranscriptReadyProcessor,
+  type DeliveryWorker,
+  outboxStats,
+} from './webhooks/index.ts';
 
 /** Failed authentication records are kept for investigation this long. */
 const AUTH_FAILURE_RETENTION_DAYS = 30;

@@ -1,12 +1,10 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest, RouteOptions } from 'fastify';
 import { ZodType } from 'zod';
 import type { Clock } from '../clock.ts';
-import { AppError } from '../errors/app-error.ts';
-import { API_PREFIX, DASHBOARD_PREFIX } from '../http/prefixes.ts';
-import { RESPONSE_HEADERS, STRICT_TRANSPORT_SECURITY } from '../http/tls.ts';
-import { type Authenticator, failureError, isFailure, type Principal } from '../keys/authenticate.ts';
-import { looksLikeKey } from '../keys/key-format.ts';
-import type { BucketState, RateLimiter } from '../rate-limit/interface.ts';
+import { AppError } from '../errors/index.ts';
+import { API_PREFIX, DASHBOARD_PREFIX, RESPONSE_HEADERS, STRICT_TRANSPORT_SECURITY } from '../http/index.ts';
+import { type Authenticator, failureError, isFailure, looksLikeKey, type Principal } from '../keys/index.ts';
+import type { BucketState, RateLimiter } from '../rate-limit/index.ts';
 import { createThrottledAddresses } from './throttled-addresses.ts';
 
 /**

@@ -1,4 +1,4 @@
-import type { BucketState } from '../rate-limit/interface.ts';
+import type { BucketState } from '../rate-limit/index.ts';
 
 /**
  * Addresses this instance has seen with a full failure window, kept until the Retry-After it gave them has

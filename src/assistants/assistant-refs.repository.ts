@@ -1,5 +1,5 @@
 import { type RawBuilder, sql } from 'kysely';
-import type { Database } from '../db/database.ts';
+import type { Database } from '../db/index.ts';
 import { findAssistant } from './assistants.repository.ts';
 
 /** An assistant's numbers, whichever customer's it is (operator tools); undefined when there is no such assistant. */

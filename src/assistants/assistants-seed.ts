@@ -1,5 +1,5 @@
 import { sql } from 'kysely';
-import type { Database } from '../db/database.ts';
+import type { Database } from '../db/index.ts';
 
 const VOICES = ['alloy', 'aria', 'breeze', 'cove', 'ember', 'juniper', 'maple', 'orion', 'sage', 'vale'];
 

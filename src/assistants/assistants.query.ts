@@ -1,6 +1,5 @@
 import { z } from 'zod';
-import { MAX_CURSOR_LENGTH } from '../pagination/cursor.ts';
-import { intParam, tokenParam, uuidParam } from '../pagination/query-params.ts';
+import { intParam, MAX_CURSOR_LENGTH, tokenParam, uuidParam } from '../pagination/index.ts';
 
 export const ASSISTANTS_DEFAULT_LIMIT = 50;
 export const ASSISTANTS_MAX_LIMIT = 100;

@@ -1,6 +1,5 @@
 import { sql } from 'kysely';
-import type { Database } from '../db/database.ts';
-import type { AssistantRow } from '../db/tables/assistants.table.ts';
+import type { AssistantRow, Database } from '../db/index.ts';
 
 export async function insertAssistant(db: Database, row: AssistantRow): Promise<void> {
   await db.insertInto('assistants').values(row).execute();

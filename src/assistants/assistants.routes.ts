@@ -1,7 +1,7 @@
 import type { FastifyInstance } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
-import { apiResponses } from '../http/responses.ts';
-import { requirePrincipal } from '../keys/request-principal.ts';
+import { apiResponses } from '../http/index.ts';
+import { requirePrincipal } from '../keys/index.ts';
 import { listAssistantsQuery } from './assistants.query.ts';
 import type { AssistantsService } from './assistants.service.ts';
 import { assistantsPageSchema } from './assistants.views.ts';

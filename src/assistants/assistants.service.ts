@@ -1,9 +1,8 @@
 import type { Clock } from '../clock.ts';
-import type { Database } from '../db/database.ts';
-import type { AssistantRow } from '../db/tables/assistants.table.ts';
-import { type Issue, invalidInput, notFound } from '../errors/app-error.ts';
+import type { AssistantRow, Database } from '../db/index.ts';
+import { type Issue, invalidInput, notFound } from '../errors/index.ts';
 import { newUuid } from '../ids.ts';
-import { createCursorCodec, positionOfRow } from '../pagination/cursor.ts';
+import { createCursorCodec, positionOfRow } from '../pagination/index.ts';
 import { checkE164 } from '../phone.ts';
 import type { Signer } from '../signer.ts';
 import { ASSISTANTS_DEFAULT_LIMIT, type ListAssistantsQuery } from './assistants.query.ts';

@@ -1,6 +1,6 @@
 import { z } from 'zod';
-import type { AssistantRow } from '../db/tables/assistants.table.ts';
-import { CURSOR_EXAMPLE } from '../pagination/cursor.ts';
+import type { AssistantRow } from '../db/index.ts';
+import { CURSOR_EXAMPLE } from '../pagination/index.ts';
 
 /** Spec 2.2. */
 export const assistantSchema = z

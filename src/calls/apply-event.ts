@@ -1,10 +1,9 @@
 import type { Logger } from 'pino';
-import { findAssistant } from '../assistants/assistants.repository.ts';
+import { findAssistant } from '../assistants/index.ts';
 import type { Clock } from '../clock.ts';
-import type { Database } from '../db/database.ts';
-import type { CallRow } from '../db/tables/calls.table.ts';
+import type { CallRow, Database } from '../db/index.ts';
 import { newUuid } from '../ids.ts';
-import type { ProviderEvent } from '../provider/interface.ts';
+import type { ProviderEvent } from '../provider/index.ts';
 import type { CallReports } from './call-reports.ts';
 import { canTransition } from './call-status.ts';
 import * as repo from './lifecycle.repository.ts';

@@ -6,8 +6,8 @@
  * Uses the customer with the most calls; seed one with `npm run cli -- seed --customers 1 --calls 2000000`.
  */
 import { type Compilable, sql } from 'kysely';
-import { openDatabase } from '../db/database.ts';
-import { instantFromMicros } from '../pagination/instant.ts';
+import { openDatabase } from '../db/index.ts';
+import { instantFromMicros } from '../pagination/index.ts';
 import { createSigner } from '../signer.ts';
 import type { ListCallsQuery } from './calls.query.ts';
 import {

@@ -1,14 +1,14 @@
 import { z } from 'zod';
-import { MAX_CURSOR_LENGTH } from '../pagination/cursor.ts';
-import type { Instant } from '../pagination/instant.ts';
+import type { Instant } from '../pagination/index.ts';
 import {
   enumParam,
   instantParam,
   intParam,
+  MAX_CURSOR_LENGTH,
   queryParam,
   tokenParam,
   uuidParam,
-} from '../pagination/query-params.ts';
+} from '../pagination/index.ts';
 import { CALL_STATUSES, type CallStatus } from './call-status.ts';
 
 export const CALLS_DEFAULT_LIMIT = 25;

@@ -1,8 +1,7 @@
 import { sql } from 'kysely';
-import { assistantLanguageOf, assistantNameOf } from '../assistants/assistant-refs.repository.ts';
-import type { Database } from '../db/database.ts';
-import { prepare } from '../db/prepared.ts';
-import type { CallDirection } from '../db/tables/calls.table.ts';
+import { assistantLanguageOf, assistantNameOf } from '../assistants/index.ts';
+import type { CallDirection, Database } from '../db/index.ts';
+import { prepare } from '../db/index.ts';
 
 /** A list's filters; every query is scoped to one customer. Bounds are exact UTC text (microseconds). */
 export type CallListFilter = {

@@ -1,6 +1,5 @@
 import { type RawBuilder, sql } from 'kysely';
-import type { Database } from '../db/database.ts';
-import type { NewCall } from '../db/tables/calls.table.ts';
+import type { Database, NewCall } from '../db/index.ts';
 import { CALL_COLUMNS, type CallColumn, emptyCallValue } from './new-call.ts';
 
 /** Bulk insert in chunks that stay under PostgreSQL's 65,535 bind-parameter limit. */

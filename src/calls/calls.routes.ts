@@ -1,9 +1,9 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { z } from 'zod';
-import { apiResponses } from '../http/responses.ts';
-import { requirePrincipal } from '../keys/request-principal.ts';
-import { idParams } from '../pagination/query-params.ts';
+import { apiResponses } from '../http/index.ts';
+import { requirePrincipal } from '../keys/index.ts';
+import { idParams } from '../pagination/index.ts';
 import { listCallsQuery } from './calls.query.ts';
 import type { CallsService } from './calls.service.ts';
 import { callDetailSchema, callsPageSchema } from './calls.views.ts';

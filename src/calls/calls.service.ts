@@ -1,6 +1,6 @@
-import type { Database } from '../db/database.ts';
-import { notFound } from '../errors/app-error.ts';
-import { type CursorScope, createCursorCodec, positionOfRow } from '../pagination/cursor.ts';
+import type { Database } from '../db/index.ts';
+import { notFound } from '../errors/index.ts';
+import { type CursorScope, createCursorCodec, positionOfRow } from '../pagination/index.ts';
 import type { Signer } from '../signer.ts';
 import { CALLS_DEFAULT_LIMIT, type ListCallsQuery } from './calls.query.ts';
 import * as repo from './calls.read.repository.ts';

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { CURSOR_EXAMPLE } from '../pagination/cursor.ts';
+import { CURSOR_EXAMPLE } from '../pagination/index.ts';
 import type { CallDetailRow, CallListRow } from './call-rows.ts';
 import { CALL_STATUSES, type CallStatus } from './call-status.ts';
 

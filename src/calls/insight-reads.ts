@@ -1,4 +1,4 @@
-import type { Database } from '../db/database.ts';
+import type { Database } from '../db/index.ts';
 
 /** The AI insights of one call (spec 6.4 call.insight.received), in the order they were produced. */
 export async function callInsights(db: Database, customerId: string, callId: string) {

@@ -1,7 +1,7 @@
 import type { Logger } from 'pino';
 import type { Clock } from '../clock.ts';
-import type { Database } from '../db/database.ts';
-import type { VoiceProvider } from '../provider/interface.ts';
+import type { Database } from '../db/index.ts';
+import type { VoiceProvider } from '../provider/index.ts';
 import type { CallReports } from './call-reports.ts';
 
 /** What the steps of a call's life work with: post-processing, reconciliation and the lifecycle service. */

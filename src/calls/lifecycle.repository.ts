@@ -1,7 +1,5 @@
 import type { Updateable } from 'kysely';
-import type { Database } from '../db/database.ts';
-import type { CallRow, CallsTable } from '../db/tables/calls.table.ts';
-import type { CallLifecycleRow, CallLifecycleTable } from '../db/tables/lifecycle.table.ts';
+import type { CallLifecycleRow, CallLifecycleTable, CallRow, CallsTable, Database } from '../db/index.ts';
 
 type CallChanges = Omit<Updateable<CallsTable>, 'id' | 'customer_id' | 'event_seq'>;
 type LifecycleChanges = Omit<Updateable<CallLifecycleTable>, 'call_id' | 'customer_id' | 'created_at'>;

@@ -1,4 +1,4 @@
-import type { ProviderEvent } from '../provider/interface.ts';
+import type { ProviderEvent } from '../provider/index.ts';
 import { type ApplyOutcome, applyProviderEvent } from './apply-event.ts';
 import type { LifecycleDeps } from './lifecycle-deps.ts';
 import { processDue } from './post-process.ts';

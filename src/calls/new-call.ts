@@ -1,5 +1,4 @@
-import type { Database } from '../db/database.ts';
-import type { NewCall } from '../db/tables/calls.table.ts';
+import type { Database, NewCall } from '../db/index.ts';
 import { insertLifecycle } from './lifecycle.repository.ts';
 
 /** What every new call is given: who, which way, between which numbers, and when. */

@@ -1,6 +1,5 @@
-import type { Database } from '../db/database.ts';
-import type { CallRow } from '../db/tables/calls.table.ts';
-import type { PlacedCall } from '../provider/interface.ts';
+import type { CallRow, Database } from '../db/index.ts';
+import type { PlacedCall } from '../provider/index.ts';
 import * as repo from './lifecycle.repository.ts';
 
 /** The placed call, locked, with the provider's handle once known; undefined when the call is gone. */

@@ -1,6 +1,5 @@
-import type { Database } from '../db/database.ts';
-import type { CallRow } from '../db/tables/calls.table.ts';
-import type { ConversationDetails, VoiceProvider } from '../provider/interface.ts';
+import type { CallRow, Database } from '../db/index.ts';
+import type { ConversationDetails, VoiceProvider } from '../provider/index.ts';
 import { billableSeconds, costUnits, formatUsd } from './billing.ts';
 import type { CallReports } from './call-reports.ts';
 import * as repo from './lifecycle.repository.ts';

@@ -1,5 +1,5 @@
-import type { Database } from '../db/database.ts';
-import type { ProviderEvent } from '../provider/interface.ts';
+import type { Database } from '../db/index.ts';
+import type { ProviderEvent } from '../provider/index.ts';
 import type { ApplyOutcome } from './apply-event.ts';
 import { callIdForProviderCall } from './lifecycle.repository.ts';
 import type { LifecycleService } from './lifecycle.service.ts';

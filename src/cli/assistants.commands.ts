@@ -1,7 +1,7 @@
 import type { Command } from 'commander';
-import { VOICE_IDS } from '../assistants/voices.ts';
-import type { AgentTelephony } from '../db/tables/assistant-agents.table.ts';
-import { invalidInput } from '../errors/app-error.ts';
+import { VOICE_IDS } from '../assistants/index.ts';
+import type { AgentTelephony } from '../db/index.ts';
+import { invalidInput } from '../errors/index.ts';
 import { type Cli, csv, output } from './context.ts';
 
 export function registerAssistantCommands(program: Command, cli: Cli): void {

@@ -22,7 +22,7 @@ export function registerCallCommands(program: Command, cli: Cli): void {
     .option('--json', 'print JSON')
     .action((opts: { customer: string; assistant?: string; count: string; json?: boolean }) =>
       cli.withRuntime(async ({ database, clock }) => {
-        const { simulateInboundCalls } = await import('../demo/simulate-inbound.ts');
+        const { simulateInboundCalls } = await import('../demo/index.ts');
         const made = await simulateInboundCalls(database.db, {
           customerId: opts.customer,
           ...(opts.assistant ? { assistantId: opts.assistant } : {}),

@@ -1,5 +1,5 @@
 import type { Command } from 'commander';
-import type { CustomerView } from '../customers/customers.service.ts';
+import type { CustomerView } from '../customers/index.ts';
 import { type Cli, csv, listed, output } from './context.ts';
 
 const limitsText = (c: CustomerView) =>

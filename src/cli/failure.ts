@@ -1,7 +1,7 @@
 import { CommanderError } from 'commander';
-import { ControlSocketError } from '../control/protocol.ts';
-import { AppError, type Issue } from '../errors/app-error.ts';
-import type { ErrorCode } from '../errors/codes.ts';
+import { ControlSocketError } from '../control/index.ts';
+import type { ErrorCode } from '../errors/index.ts';
+import { AppError, type Issue } from '../errors/index.ts';
 
 /**
  * The codes a failed command reports (`--json`): the API's closed set, and what only an operator meets. Stable, as

@@ -1,4 +1,4 @@
-import { AppError } from '../errors/app-error.ts';
+import { AppError } from '../errors/index.ts';
 
 /** Reads the password: the first line of stdin (--password-stdin), or typed at a terminal without echo. */
 export async function readPassword(fromStdin: boolean): Promise<string> {

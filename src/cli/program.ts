@@ -27,7 +27,7 @@ export function registerOperatorCommands(program: Command, cli: Cli): Command {
     .description('Run database migrations to the latest version')
     .action(() =>
       cli.withRuntime(async (runtime) => {
-        const { migrateToLatest } = await import('../db/migrate.ts');
+        const { migrateToLatest } = await import('../db/index.ts');
         // Opening the runtime has already migrated; running again reports nothing new and proves the schema current.
         const applied = await migrateToLatest(runtime.database.db);
         cli.io.out(`Schema is current${applied.length ? ` (applied ${applied.join(', ')})` : ''}.\n`);

@@ -1,7 +1,6 @@
 import { sql } from 'kysely';
-import { insertCallsSelected } from '../calls/calls.repository.ts';
-import { CALL_COLUMNS } from '../calls/new-call.ts';
-import type { Database } from '../db/database.ts';
+import { CALL_COLUMNS, insertCallsSelected } from '../calls/index.ts';
+import type { Database } from '../db/index.ts';
 
 /** What the seed makes up: every column but those only a live request sets; the rest is a new call's (`newCallRow`). */
 const SEEDED_COLUMNS = CALL_COLUMNS.filter((column) => column !== 'metadata' && column !== 'callback_url');

@@ -1,10 +1,10 @@
 import { sql } from 'kysely';
-import { seedAssistants } from '../assistants/assistants-seed.ts';
+import { seedAssistants } from '../assistants/index.ts';
 import type { Clock } from '../clock.ts';
-import { seedCustomers } from '../customers/customers-seed.ts';
-import type { Database } from '../db/database.ts';
-import type { KeyHasher } from '../keys/key-hash.ts';
-import { type SeededKey, type SeedProgress, seedKeys } from '../keys/keys-seed.ts';
+import { seedCustomers } from '../customers/index.ts';
+import type { Database } from '../db/index.ts';
+import type { KeyHasher } from '../keys/index.ts';
+import { type SeededKey, type SeedProgress, seedKeys } from '../keys/index.ts';
 import type { OutboundLimits } from '../outbound-limits.ts';
 import { insertSeedCalls } from './seed-calls.sql.ts';
 

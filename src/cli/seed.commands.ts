@@ -37,7 +37,7 @@ export function registerSeedCommand(program: Command, cli: Cli): void {
     .action((flags: SeedFlags) =>
       cli.withRuntime(async ({ database, config, clock }) => {
         const [{ createKeyHasher }, { loadServerSecret }, { seedDataset }] = await Promise.all([
-          import('../keys/key-hash.ts'),
+          import('../keys/index.ts'),
           import('../server-secret.ts'),
           import('./seed-dataset.ts'),
         ]);

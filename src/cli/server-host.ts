@@ -1,7 +1,6 @@
 import fs from 'node:fs';
-import type { ControlRequest, ControlResponse } from '../control/protocol.ts';
-import { controlSocketPath } from '../control/protocol.ts';
-import { type ControlSocket, listenControlSocket } from '../control/socket-server.ts';
+import type { ControlRequest, ControlResponse } from '../control/index.ts';
+import { type ControlSocket, controlSocketPath, listenControlSocket } from '../control/index.ts';
 import type { Runtime } from '../runtime.ts';
 import type { Cli, CliIo } from './context.ts';
 import { registerOperatorCommands, rootProgram } from './program.ts';

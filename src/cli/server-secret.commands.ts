@@ -1,5 +1,5 @@
 import type { Command } from 'commander';
-import { adoptServerSecret } from '../keys/server-secret-check.ts';
+import { adoptServerSecret } from '../keys/index.ts';
 import { loadServerSecret } from '../server-secret.ts';
 import { type Cli, output } from './context.ts';
 

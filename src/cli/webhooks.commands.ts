@@ -1,6 +1,6 @@
 import type { Command } from 'commander';
-import { AppError } from '../errors/app-error.ts';
-import type { SubscriptionView } from '../webhooks/subscriptions.service.ts';
+import { AppError } from '../errors/index.ts';
+import type { SubscriptionView } from '../webhooks/index.ts';
 import { type Cli, output } from './context.ts';
 
 const line = (s: SubscriptionView) =>

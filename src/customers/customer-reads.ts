@@ -1,6 +1,5 @@
-import type { Database } from '../db/database.ts';
-import { prepare } from '../db/prepared.ts';
-import type { CustomerRow } from '../db/tables/customers.table.ts';
+import type { CustomerRow, Database } from '../db/index.ts';
+import { prepare } from '../db/index.ts';
 
 /** Read functions over customers for the modules that hold a customer id: keys, dashboard sessions and users. */
 

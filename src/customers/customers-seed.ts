@@ -1,5 +1,5 @@
 import { sql } from 'kysely';
-import type { Database } from '../db/database.ts';
+import type { Database } from '../db/index.ts';
 
 /**
  * Seeding (the CLI's `seed`): `count` customers made by the database itself. Leaves their ids in the temp table

@@ -1,5 +1,4 @@
-import type { Database } from '../db/database.ts';
-import type { CustomerRow } from '../db/tables/customers.table.ts';
+import type { CustomerRow, Database } from '../db/index.ts';
 
 export const insertCustomer = (db: Database, row: CustomerRow): Promise<CustomerRow> =>
   db.insertInto('customers').values(row).returningAll().executeTakeFirstOrThrow();

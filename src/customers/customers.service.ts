@@ -1,8 +1,7 @@
 import type { Clock } from '../clock.ts';
-import type { Database } from '../db/database.ts';
-import { notify } from '../db/notifications.ts';
-import type { CustomerRow } from '../db/tables/customers.table.ts';
-import { invalidInput, notFound } from '../errors/app-error.ts';
+import type { CustomerRow, Database } from '../db/index.ts';
+import { notify } from '../db/index.ts';
+import { invalidInput, notFound } from '../errors/index.ts';
 import { newUuid } from '../ids.ts';
 import {
   formatCap,

@@ -1,4 +1,4 @@
-import type { Database } from '../db/database.ts';
+import type { Database } from '../db/index.ts';
 
 /** The largest daily cap the operator allows each key of the customer; null: the default. */
 export async function customerMaxDailyCap(db: Database, customerId: string): Promise<string | null> {

@@ -1,7 +1,6 @@
-import type { SecretBox } from '../crypto/secret-box.ts';
-import type { EventType } from '../db/tables/events.table.ts';
-import { deliveryHeaders } from '../webhooks/delivery-headers.ts';
-import { envelopeOf } from '../webhooks/envelope.ts';
+import type { SecretBox } from '../crypto/index.ts';
+import type { EventType } from '../db/index.ts';
+import { deliveryHeaders, envelopeOf } from '../webhooks/index.ts';
 
 /** What a signature header shows in the delivery log: never a value that could be replayed or studied. */
 export const REDACTED = '[redacted]';

@@ -1,7 +1,7 @@
 import { createHash, randomBytes } from 'node:crypto';
 import type { FastifyInstance, FastifyReply } from 'fastify';
-import { AppError } from '../errors/app-error.ts';
-import type { BucketState } from '../rate-limit/interface.ts';
+import { AppError } from '../errors/index.ts';
+import type { BucketState } from '../rate-limit/index.ts';
 import {
   type DashboardContext,
   LOGIN_COOKIE,

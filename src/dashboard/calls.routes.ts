@@ -1,7 +1,7 @@
 import type { FastifyInstance } from 'fastify';
-import { listCallsQuery } from '../calls/calls.query.ts';
-import { notFound } from '../errors/app-error.ts';
-import { zodIssues } from '../http/validation.ts';
+import { listCallsQuery } from '../calls/index.ts';
+import { notFound } from '../errors/index.ts';
+import { zodIssues } from '../http/index.ts';
 import { isUuid } from '../ids.ts';
 import { type DashboardContext, sendHtml, sessionOf, userOf } from './context.ts';
 import { queryOf, utcInput } from './forms.ts';

@@ -1,14 +1,13 @@
 import type { Logger } from 'pino';
-import { callInsights } from '../calls/insight-reads.ts';
+import { callInsights } from '../calls/index.ts';
 import type { Clock } from '../clock.ts';
-import type { SecretBox } from '../crypto/secret-box.ts';
-import type { Database } from '../db/database.ts';
-import { createWebhookSender, type SenderNetwork, type WebhookSender } from '../delivery/http-sender.ts';
-import { createCursorCodec, positionOfRow, SERIAL_IDS } from '../pagination/cursor.ts';
+import type { SecretBox } from '../crypto/index.ts';
+import type { Database } from '../db/index.ts';
+import { createWebhookSender, type SenderNetwork, type WebhookSender } from '../delivery/index.ts';
+import { createCursorCodec, positionOfRow, SERIAL_IDS } from '../pagination/index.ts';
 import type { Signer } from '../signer.ts';
-import type { UsageService } from '../usage/usage.service.ts';
-import { deliveryAttempt, deliveryLog, deliveryStats } from '../webhooks/delivery-log.ts';
-import { sendTestEvent } from '../webhooks/test-event.ts';
+import type { UsageService } from '../usage/index.ts';
+import { deliveryAttempt, deliveryLog, deliveryStats, sendTestEvent } from '../webhooks/index.ts';
 import { attemptBody, attemptHeaders } from './attempt-view.ts';
 import { createSessionsService } from './sessions.service.ts';
 import { createUsageReports } from './usage-report.ts';
@@ -99,13 +98,7 @@ export function createDashboardServices(deps: DashboardDeps) {
       const hourStart = now - (now % 3_600_000);
       const dayStart = now - (now % 86_400_000);
       const [hours, days] = await Promise.all([
-        deliveryStats(
-          db,
-          customerId,
-          subscriptionId,
-          new Date(hourStart - 23 * 3_600_000),
-          'hour',
-        ),
+        deliveryStats(db, customerId, subscriptionId, new Date(hourStart - 23 * 3_600_000), 'hour'),
         deliveryStats(db, customerId, subscriptionId, new Date(dayStart - 6 * 86_400_000), 'day'),
       ]);
       return { hourStart: new Date(hourStart), dayStart: new Date(dayStart), hours, days };

@@ -1,6 +1,6 @@
 import { timingSafeEqual } from 'node:crypto';
-import { invalidInput } from '../errors/app-error.ts';
-import { storable, unstorable } from '../http/text.ts';
+import { invalidInput } from '../errors/index.ts';
+import { storable, unstorable } from '../http/index.ts';
 
 /** A urlencoded form as @fastify/formbody parses it: repeated fields become arrays. */
 export type FormBody = Record<string, string | string[] | undefined>;

@@ -1,6 +1,6 @@
 import type { FastifyInstance } from 'fastify';
-import { AppError } from '../errors/app-error.ts';
-import { AUTOMATION_PRESET } from '../keys/scopes.ts';
+import { AppError } from '../errors/index.ts';
+import { AUTOMATION_PRESET } from '../keys/index.ts';
 import { type DashboardContext, flash, seeOther, sendHtml, sessionOf, userOf } from './context.ts';
 import { asForm, type FieldIssue, field, fields, readForm } from './forms.ts';
 import { when } from './views/format.ts';

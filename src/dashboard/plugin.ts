@@ -4,10 +4,9 @@ import fastifyFormbody from '@fastify/formbody';
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { Clock } from '../clock.ts';
 import type { Config } from '../config.ts';
-import { AppError } from '../errors/app-error.ts';
-import { DASHBOARD_PREFIX } from '../http/prefixes.ts';
-import { STRICT_TRANSPORT_SECURITY } from '../http/tls.ts';
-import type { RateLimiter } from '../rate-limit/interface.ts';
+import { AppError } from '../errors/index.ts';
+import { DASHBOARD_PREFIX, STRICT_TRANSPORT_SECURITY } from '../http/index.ts';
+import type { RateLimiter } from '../rate-limit/index.ts';
 import { registerAuthRoutes } from './auth.routes.ts';
 import { registerCallsRoutes } from './calls.routes.ts';
 import {

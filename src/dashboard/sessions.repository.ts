@@ -1,5 +1,4 @@
-import type { Database } from '../db/database.ts';
-import type { DashboardSessionRow } from '../db/tables/dashboard.table.ts';
+import type { DashboardSessionRow, Database } from '../db/index.ts';
 
 export async function insertSession(db: Database, row: DashboardSessionRow): Promise<void> {
   await db.insertInto('dashboard_sessions').values(row).execute();

@@ -1,8 +1,8 @@
 import { createHash, randomBytes } from 'node:crypto';
 import type { Clock } from '../clock.ts';
-import type { SecretBox } from '../crypto/secret-box.ts';
-import { customerName } from '../customers/customer-reads.ts';
-import type { Database } from '../db/database.ts';
+import type { SecretBox } from '../crypto/index.ts';
+import { customerName } from '../customers/index.ts';
+import type { Database } from '../db/index.ts';
 import { newUuid } from '../ids.ts';
 import * as repo from './sessions.repository.ts';
 

@@ -1,9 +1,9 @@
-import { destinationsOf, outboundCallsSince } from '../calls/call-stats.ts';
+import { destinationsOf, outboundCallsSince } from '../calls/index.ts';
 import { type Clock, utcDay } from '../clock.ts';
-import type { Database } from '../db/database.ts';
-import { ledgeredCalls, spendByCall, spendByKeyAndDay } from '../outbound/spend-reads.ts';
+import type { Database } from '../db/index.ts';
+import { ledgeredCalls, spendByCall, spendByKeyAndDay } from '../outbound/index.ts';
 import { checkE164 } from '../phone.ts';
-import type { KeyDayCount, UsageService } from '../usage/usage.service.ts';
+import type { KeyDayCount, UsageService } from '../usage/index.ts';
 
 /** Sums decimal strings with 4 decimals exactly (money never goes through floating point here). */
 export function addMoney(a: string, b: string): string {

@@ -1,4 +1,4 @@
-import type { Database } from '../db/database.ts';
+import type { Database } from '../db/index.ts';
 
 /** The email of the customer's first dashboard user, or null if it has none (the server's start-up hints). */
 export async function firstUserEmail(db: Database, customerId: string): Promise<string | null> {

@@ -1,5 +1,4 @@
-import type { Database } from '../db/database.ts';
-import type { DashboardUserRow } from '../db/tables/dashboard.table.ts';
+import type { DashboardUserRow, Database } from '../db/index.ts';
 
 export async function insertUser(db: Database, row: DashboardUserRow): Promise<DashboardUserRow | undefined> {
   return db

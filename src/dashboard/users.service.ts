@@ -1,8 +1,7 @@
 import type { Clock } from '../clock.ts';
-import { findCustomer } from '../customers/customer-reads.ts';
-import type { Database } from '../db/database.ts';
-import type { DashboardUserRow } from '../db/tables/dashboard.table.ts';
-import { AppError, type Issue, invalidInput, notFound } from '../errors/app-error.ts';
+import { findCustomer } from '../customers/index.ts';
+import type { DashboardUserRow, Database } from '../db/index.ts';
+import { AppError, type Issue, invalidInput, notFound } from '../errors/index.ts';
 import { newUuid } from '../ids.ts';
 import { burnVerification, hashPassword, passwordProblems, verifyPassword } from './password.ts';
 import { deleteSessionsOfUser } from './sessions.repository.ts';

@@ -1,11 +1,10 @@
 import type { FastifyInstance } from 'fastify';
 import { z } from 'zod';
-import { AppError, invalidInput, notFound } from '../errors/app-error.ts';
-import { zodIssues } from '../http/validation.ts';
+import { AppError, invalidInput, notFound } from '../errors/index.ts';
+import { zodIssues } from '../http/index.ts';
 import { isUuid } from '../ids.ts';
-import { MAX_CURSOR_LENGTH } from '../pagination/cursor.ts';
-import { enumParam, intParam, tokenParam } from '../pagination/query-params.ts';
-import type { SubscriptionView } from '../webhooks/subscriptions.service.ts';
+import { enumParam, intParam, MAX_CURSOR_LENGTH, tokenParam } from '../pagination/index.ts';
+import type { SubscriptionView } from '../webhooks/index.ts';
 import { type DashboardContext, flash, seeOther, sendHtml, sessionOf, userOf } from './context.ts';
 import { type DeliveryLogQuery, LOG_PAGE_SIZE } from './dashboard.services.ts';
 import { asForm, field, fields, queryOf, readForm, utcInput } from './forms.ts';

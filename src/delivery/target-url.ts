@@ -1,5 +1,5 @@
 import net from 'node:net';
-import { AppError, type Issue, invalidInput } from '../errors/app-error.ts';
+import { AppError, type Issue, invalidInput } from '../errors/index.ts';
 import { isBlockedAddress } from './ssrf-guard.ts';
 
 export const TARGET_URL_MAX = 2048;

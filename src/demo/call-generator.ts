@@ -1,10 +1,8 @@
-import { billableSeconds, costUnits, formatUsd } from '../calls/billing.ts';
-import { newCallRow } from '../calls/new-call.ts';
-import type { AssistantRow } from '../db/tables/assistants.table.ts';
-import type { NewCall } from '../db/tables/calls.table.ts';
+import { billableSeconds, costUnits, formatUsd, newCallRow } from '../calls/index.ts';
+import type { AssistantRow, NewCall } from '../db/index.ts';
 import { newUuid } from '../ids.ts';
-import { pick, randomNanpNumber } from '../provider/random.ts';
-import { archivedInput, buildScript, conversationIdFor } from '../simulator/simulator-script.ts';
+import { pick, randomNanpNumber } from '../provider/index.ts';
+import { archivedInput, buildScript, conversationIdFor } from '../simulator/index.ts';
 
 const CALLER_NAMES = [
   'Maria Garcia',

@@ -1,10 +1,9 @@
-import { insertCalls } from '../calls/calls.repository.ts';
+import { insertCalls } from '../calls/index.ts';
 import type { Clock } from '../clock.ts';
-import type { Database } from '../db/database.ts';
-import type { AssistantRow } from '../db/tables/assistants.table.ts';
-import { GRANTABLE_SCOPES } from '../keys/scopes.ts';
-import { recordSettledSpend } from '../outbound/settled-spend.ts';
-import { rng } from '../provider/random.ts';
+import type { AssistantRow, Database } from '../db/index.ts';
+import { GRANTABLE_SCOPES } from '../keys/index.ts';
+import { recordSettledSpend } from '../outbound/index.ts';
+import { rng } from '../provider/index.ts';
 import type { Services } from '../services.ts';
 import { generateCalls } from './call-generator.ts';
 

@@ -1,16 +1,13 @@
-import { inboundTargets } from '../assistants/assistant-refs.repository.ts';
+import { inboundTargets } from '../assistants/index.ts';
 import { callListeners } from '../call-listeners.ts';
-import { callIdForProviderCall, findCall } from '../calls/lifecycle.repository.ts';
-import { createLifecycleService } from '../calls/lifecycle.service.ts';
+import { callIdForProviderCall, createLifecycleService, findCall } from '../calls/index.ts';
 import { ManualClock } from '../clock.ts';
-import type { Database } from '../db/database.ts';
-import { AppError, invalidInput } from '../errors/app-error.ts';
+import type { Database } from '../db/index.ts';
+import { AppError, invalidInput } from '../errors/index.ts';
 import { newUuid } from '../ids.ts';
-import { guardProvider } from '../provider/guarded.ts';
-import { randomNanpNumber } from '../provider/random.ts';
-import { createSimulator } from '../simulator/simulator.ts';
-import { runProviderTick } from '../simulator/simulator-loop.ts';
-import { createTranscriptsService } from '../transcripts/transcripts.service.ts';
+import { guardProvider, randomNanpNumber } from '../provider/index.ts';
+import { createSimulator, runProviderTick } from '../simulator/index.ts';
+import { createTranscriptsService } from '../transcripts/index.ts';
 
 export const MAX_SIMULATED_CALLS = 500;
 const SPACING_MS = 20_000;

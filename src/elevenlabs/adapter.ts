@@ -1,6 +1,6 @@
 import type { ElevenLabsClient } from '@elevenlabs/elevenlabs-js';
-import { fail, ok } from '../provider/errors.ts';
-import type { ProviderResult, VoiceProvider } from '../provider/interface.ts';
+import type { ProviderResult, VoiceProvider } from '../provider/index.ts';
+import { fail, ok } from '../provider/index.ts';
 import { conversationOf, eventsOf } from './events.ts';
 import { type ConversationFacts, conversationFacts } from './facts.ts';
 

@@ -1,5 +1,4 @@
-import type { Database } from '../db/database.ts';
-import type { AgentPhoneNumbers, AssistantAgentRow } from '../db/tables/assistant-agents.table.ts';
+import type { AgentPhoneNumbers, AssistantAgentRow, Database } from '../db/index.ts';
 
 /** Sets (or replaces) an assistant's upstream agent and the provider's ids of its numbers. */
 export async function upsertAgentLink(

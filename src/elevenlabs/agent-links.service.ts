@@ -1,8 +1,7 @@
-import { assistantNumbers } from '../assistants/assistant-refs.repository.ts';
+import { assistantNumbers } from '../assistants/index.ts';
 import type { Clock } from '../clock.ts';
-import type { Database } from '../db/database.ts';
-import type { AgentPhoneNumbers, AgentTelephony } from '../db/tables/assistant-agents.table.ts';
-import { type Issue, invalidInput, notFound } from '../errors/app-error.ts';
+import type { AgentPhoneNumbers, AgentTelephony, Database } from '../db/index.ts';
+import { type Issue, invalidInput, notFound } from '../errors/index.ts';
 import * as links from './agent-links.repository.ts';
 
 /** Which ElevenLabs agent answers for an assistant, and as which of the provider's numbers (CLI and dashboard). */

@@ -1,11 +1,11 @@
 import type { FastifyInstance } from 'fastify';
-import type { LifecycleService } from '../calls/lifecycle.service.ts';
+import type { LifecycleService } from '../calls/index.ts';
 import type { Clock } from '../clock.ts';
-import type { Database } from '../db/database.ts';
-import { AppError } from '../errors/app-error.ts';
+import type { Database } from '../db/index.ts';
+import { AppError } from '../errors/index.ts';
 import type { LoopLogger } from '../loop.ts';
-import type { AgentLink } from '../provider/interface.ts';
-import type { RateLimiter } from '../rate-limit/interface.ts';
+import type { AgentLink } from '../provider/index.ts';
+import type { RateLimiter } from '../rate-limit/index.ts';
 import { createElevenLabsProvider } from './adapter.ts';
 import { assistantForAgent, findAgentLink } from './agent-links.repository.ts';
 import { startElevenLabsReconciliation } from './reconcile.ts';

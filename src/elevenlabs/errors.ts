@@ -1,6 +1,6 @@
 import { ElevenLabsError, ElevenLabsTimeoutError } from '@elevenlabs/elevenlabs-js';
-import { providerNotFound, providerTimeout, providerUnavailable } from '../provider/errors.ts';
-import type { ProviderError } from '../provider/interface.ts';
+import type { ProviderError } from '../provider/index.ts';
+import { providerNotFound, providerTimeout, providerUnavailable } from '../provider/index.ts';
 
 /** ElevenLabs answers 429 with these `detail.status` values when a concurrency limit is reached. */
 const BUSY_STATUSES = new Set(['too_many_concurrent_requests', 'system_busy']);

@@ -3,7 +3,7 @@ import type {
   ConversationDetails,
   ProviderEndStatus,
   ProviderEvent,
-} from '../provider/interface.ts';
+} from '../provider/index.ts';
 import type { ConversationFacts } from './facts.ts';
 
 /** While ElevenLabs is still `processing` (the spec's "settling"), ask for the transcript again after this. */

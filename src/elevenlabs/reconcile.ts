@@ -1,12 +1,12 @@
-import type { LifecycleService } from '../calls/lifecycle.service.ts';
+import type { LifecycleService } from '../calls/index.ts';
 import {
   applyProviderEvents,
   knowsProviderCall,
   recordLateProviderCall,
   unconfirmedPlacements,
-} from '../calls/provider-calls.ts';
+} from '../calls/index.ts';
 import type { Clock } from '../clock.ts';
-import type { Database } from '../db/database.ts';
+import type { Database } from '../db/index.ts';
 import { type Loop, type LoopLogger, startLoop } from '../loop.ts';
 import type { ElevenLabsProvider } from './adapter.ts';
 import { linkedAgents } from './agent-links.repository.ts';

@@ -1,10 +1,9 @@
 import type { FastifyInstance } from 'fastify';
-import type { ApplyOutcome } from '../calls/apply-event.ts';
-import type { LifecycleService } from '../calls/lifecycle.service.ts';
-import { applyProviderEvents } from '../calls/provider-calls.ts';
+import type { ApplyOutcome, LifecycleService } from '../calls/index.ts';
+import { applyProviderEvents } from '../calls/index.ts';
 import type { Clock } from '../clock.ts';
-import { AppError } from '../errors/app-error.ts';
-import type { RateLimiter } from '../rate-limit/interface.ts';
+import { AppError } from '../errors/index.ts';
+import type { RateLimiter } from '../rate-limit/index.ts';
 import { eventsOf } from './events.ts';
 import { readSignatureHeader, type SignatureClaim, signatureMatches } from './signature.ts';
 import { parseWebhook } from './webhook.ts';

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import type { ProviderEndStatus, ProviderEvent } from '../provider/interface.ts';
+import type { ProviderEndStatus, ProviderEvent } from '../provider/index.ts';
 import { type ConversationFacts, conversationFacts } from './facts.ts';
 
 /**

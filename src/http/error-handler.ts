@@ -2,9 +2,8 @@ import { type IncomingMessage, type ServerResponse, STATUS_CODES } from 'node:ht
 import type { Duplex } from 'node:stream';
 import { TLSSocket } from 'node:tls';
 import type { FastifyBaseLogger, FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { isDatabaseUnavailable } from '../db/database.ts';
-import { AppError } from '../errors/app-error.ts';
-import { PROBLEM_CONTENT_TYPE, toProblem } from '../errors/problem.ts';
+import { isDatabaseUnavailable } from '../db/index.ts';
+import { AppError, PROBLEM_CONTENT_TYPE, toProblem } from '../errors/index.ts';
 import { newUuid } from '../ids.ts';
 import { RESPONSE_HEADERS, STRICT_TRANSPORT_SECURITY } from './tls.ts';
 

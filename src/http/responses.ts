@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { type ErrorCode, errorStatus } from '../errors/codes.ts';
+import { type ErrorCode, errorStatus } from '../errors/index.ts';
 
 /** Spec 7: RFC 9457 problem details. The one error shape of the API. */
 export const problemSchema = z

@@ -1,4 +1,4 @@
-import type { Issue } from '../errors/app-error.ts';
+import type { Issue } from '../errors/index.ts';
 
 /**
  * What in `text` the database cannot keep, or null. PostgreSQL's `text` and `jsonb` refuse NUL; `jsonb` refuses an

@@ -1,6 +1,6 @@
 import type { FastifySchemaCompiler } from 'fastify';
 import type { ZodError, ZodType } from 'zod';
-import { type Issue, invalidInput } from '../errors/app-error.ts';
+import { type Issue, invalidInput } from '../errors/index.ts';
 import { unstorableText } from './text.ts';
 
 const PART_NAMES: Record<string, string> = {

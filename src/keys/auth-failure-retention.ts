@@ -1,4 +1,4 @@
-import type { Database } from '../db/database.ts';
+import type { Database } from '../db/index.ts';
 
 /** Deletes the recorded authentication failures older than `cutoff`; returns how many. */
 export async function purgeAuthFailures(db: Database, cutoff: Date): Promise<number> {

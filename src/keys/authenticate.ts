@@ -1,10 +1,10 @@
 import { hash as digest } from 'node:crypto';
 import type { Logger } from 'pino';
 import type { Clock } from '../clock.ts';
-import { findAuthCustomer } from '../customers/customer-reads.ts';
-import type { Database } from '../db/database.ts';
-import { createWriteBehind } from '../db/write-behind.ts';
-import { AppError } from '../errors/app-error.ts';
+import { findAuthCustomer } from '../customers/index.ts';
+import type { Database } from '../db/index.ts';
+import { createWriteBehind } from '../db/index.ts';
+import { AppError } from '../errors/index.ts';
 import { type OutboundLimits, resolveLimits } from '../outbound-limits.ts';
 import type { KeyCache } from './key-cache.ts';
 import { parseToken } from './key-format.ts';

@@ -1,8 +1,7 @@
 import type { Clock } from '../clock.ts';
-import { findCustomer, findLimits } from '../customers/customer-reads.ts';
-import type { Database } from '../db/database.ts';
-import type { ApiKeyRow } from '../db/tables/keys.table.ts';
-import { AppError, type Issue, invalidInput, notFound } from '../errors/app-error.ts';
+import { findCustomer, findLimits } from '../customers/index.ts';
+import type { ApiKeyRow, Database } from '../db/index.ts';
+import { AppError, type Issue, invalidInput, notFound } from '../errors/index.ts';
 import { isUuid, newUuid } from '../ids.ts';
 import {
   formatCap,

@@ -1,6 +1,6 @@
 import type { Clock } from '../clock.ts';
-import type { Database } from '../db/database.ts';
-import { type Notifications, notify } from '../db/notifications.ts';
+import type { Database } from '../db/index.ts';
+import { type Notifications, notify } from '../db/index.ts';
 import type { KeyRecord } from './keys.repository.ts';
 
 /**

@@ -1,4 +1,4 @@
-import type { ApiKeyRow } from '../db/tables/keys.table.ts';
+import type { ApiKeyRow } from '../db/index.ts';
 import { effectiveOutbound, type OutboundLimits } from '../outbound-limits.ts';
 
 /** A key as operators and the dashboard see it: never the secret, never its hash. */

@@ -1,5 +1,5 @@
 import type { Clock } from '../clock.ts';
-import type { Database } from '../db/database.ts';
+import type { Database } from '../db/index.ts';
 import { newUuid } from '../ids.ts';
 import { keyDefaults, type OutboundLimits } from '../outbound-limits.ts';
 import { displayPrefix, generateKey } from './key-format.ts';

@@ -1,8 +1,7 @@
 import { sql } from 'kysely';
-import type { AuthCustomer } from '../customers/customer-reads.ts';
-import type { Database } from '../db/database.ts';
-import { prepare } from '../db/prepared.ts';
-import type { ApiKeyRow } from '../db/tables/keys.table.ts';
+import type { AuthCustomer } from '../customers/index.ts';
+import type { ApiKeyRow, Database } from '../db/index.ts';
+import { prepare } from '../db/index.ts';
 
 export type NewKey = Omit<ApiKeyRow, 'last_used_at' | 'revoked_at'>;
 

@@ -1,5 +1,5 @@
 import type { FastifyRequest } from 'fastify';
-import { AppError } from '../errors/app-error.ts';
+import { AppError } from '../errors/index.ts';
 import type { Principal } from './authenticate.ts';
 import type { Scope } from './scopes.ts';
 

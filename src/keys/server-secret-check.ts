@@ -1,4 +1,4 @@
-import type { Database } from '../db/database.ts';
+import type { Database } from '../db/index.ts';
 import { secretFingerprint } from '../server-secret.ts';
 import { readFingerprint, recordFingerprintOnce, replaceFingerprint } from './server-secret.repository.ts';
 

@@ -1,4 +1,4 @@
-import type { Database } from '../db/database.ts';
+import type { Database } from '../db/index.ts';
 
 /**
  * Locks the key's row (not its customer's): reservations against one key's cap are taken one at a time. With the

@@ -1,7 +1,7 @@
 import type { FastifyInstance } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { z } from 'zod';
-import { apiResponses } from '../http/responses.ts';
+import { apiResponses } from '../http/index.ts';
 import { requirePrincipal } from './request-principal.ts';
 import { permissionsMap, SCOPES } from './scopes.ts';
 

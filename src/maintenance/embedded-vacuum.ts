@@ -1,5 +1,5 @@
 import { sql } from 'kysely';
-import type { Database } from '../db/database.ts';
+import type { Database } from '../db/index.ts';
 import { type Loop, type LoopLogger, startLoop } from '../loop.ts';
 
 /**

@@ -1,6 +1,6 @@
-import type { Database } from '../db/database.ts';
-import { purgeAuthFailures } from '../keys/auth-failure-retention.ts';
-import { purgeDeliveryLog } from '../webhooks/delivery-log-retention.ts';
+import type { Database } from '../db/index.ts';
+import { purgeAuthFailures } from '../keys/index.ts';
+import { purgeDeliveryLog } from '../webhooks/index.ts';
 
 const DAY_MS = 86_400_000;
 

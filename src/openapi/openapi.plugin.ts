@@ -2,7 +2,7 @@ import swagger, { type SwaggerTransform, type SwaggerTransformObject } from '@fa
 import type { FastifyInstance } from 'fastify';
 import { createJsonSchemaTransform, createJsonSchemaTransformObject } from 'fastify-type-provider-zod';
 import type { JSONSchema } from 'zod/v4/core';
-import { API_PREFIX } from '../http/prefixes.ts';
+import { API_PREFIX } from '../http/index.ts';
 import { addExamples } from './examples.ts';
 import { isObject, type Json } from './json.ts';
 

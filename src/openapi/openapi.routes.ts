@@ -1,7 +1,6 @@
 import type { FastifyInstance } from 'fastify';
 import { z } from 'zod';
-import { API_PREFIX } from '../http/prefixes.ts';
-import { apiResponses, TRANSPORT_CODES } from '../http/responses.ts';
+import { API_PREFIX, apiResponses, TRANSPORT_CODES } from '../http/index.ts';
 import { OPENAPI_PATH } from './openapi.plugin.ts';
 import { REFERENCE_ADDED_CSS } from './reference-layout.ts';
 import { FAVICON_PATH, FAVICON_SVG, REFERENCE_CSS, renderReference } from './reference-page.ts';

@@ -1,8 +1,7 @@
 import { isDeepStrictEqual } from 'node:util';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { ZodType } from 'zod';
-import { API_PREFIX } from '../http/prefixes.ts';
-import { problemSchema } from '../http/responses.ts';
+import { API_PREFIX, problemSchema } from '../http/index.ts';
 
 export type ResponseMismatch = {
   requestId: string;

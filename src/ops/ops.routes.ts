@@ -1,5 +1,5 @@
 import type { FastifyInstance } from 'fastify';
-import { AppError } from '../errors/app-error.ts';
+import { AppError } from '../errors/index.ts';
 import type { Metrics } from './metrics.ts';
 import type { ReadinessProbe } from './readiness.ts';
 

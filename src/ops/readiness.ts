@@ -1,8 +1,7 @@
 import type { Redis } from 'ioredis';
 import { sql } from 'kysely';
-import type { Database } from '../db/database.ts';
-import { answerWithin } from '../rate-limit/answer-deadline.ts';
-import { heardFrom, REDIS_DEADLINE } from '../rate-limit/redis.ts';
+import type { Database } from '../db/index.ts';
+import { answerWithin, heardFrom, REDIS_DEADLINE } from '../rate-limit/index.ts';
 
 /**
  * A dependency `/readyz` checks; `check` throws when it is down. `warning` names a condition worth an operator's

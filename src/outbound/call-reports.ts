@@ -1,4 +1,4 @@
-import type { CallReports } from '../calls/call-reports.ts';
+import type { CallReports } from '../calls/index.ts';
 import { recordCallback } from './callbacks.ts';
 import { settleReservation } from './spend.repository.ts';
 

@@ -1,12 +1,10 @@
 import { sql } from 'kysely';
 import type { Logger } from 'pino';
 import type { Clock } from '../clock.ts';
-import type { Database } from '../db/database.ts';
-import { claimOldestDue } from '../db/lease-claim.ts';
-import type { CallbackNotificationRow } from '../db/tables/outbound.table.ts';
-import type { WebhookSender } from '../delivery/http-sender.ts';
-import { nextAttemptDelayMs } from '../delivery/retry-schedule.ts';
-import { signPayload, unixSeconds } from '../delivery/signature.ts';
+import type { CallbackNotificationRow, Database } from '../db/index.ts';
+import { claimOldestDue } from '../db/index.ts';
+import type { WebhookSender } from '../delivery/index.ts';
+import { nextAttemptDelayMs, signPayload, unixSeconds } from '../delivery/index.ts';
 import type { CallbackSecrets } from './callback-signing.ts';
 
 /**

@@ -1,7 +1,7 @@
 import { timingSafeEqual } from 'node:crypto';
 import type { Clock } from '../clock.ts';
-import type { Database } from '../db/database.ts';
-import { signPayload } from '../delivery/signature.ts';
+import type { Database } from '../db/index.ts';
+import { signPayload } from '../delivery/index.ts';
 import type { Signer } from '../signer.ts';
 import * as repo from './callbacks.repository.ts';
 

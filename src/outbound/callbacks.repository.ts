@@ -1,5 +1,4 @@
-import type { Database } from '../db/database.ts';
-import type { CallbackNotificationRow } from '../db/tables/outbound.table.ts';
+import type { CallbackNotificationRow, Database } from '../db/index.ts';
 
 /** Next per-call sequence number; the caller holds the call row's lock, so numbers never collide. */
 export async function nextCallbackSequence(tx: Database, callId: string): Promise<number> {

@@ -1,5 +1,4 @@
-import type { Database } from '../db/database.ts';
-import type { CallRow } from '../db/tables/calls.table.ts';
+import type { CallRow, Database } from '../db/index.ts';
 import { newUuid } from '../ids.ts';
 import * as repo from './callbacks.repository.ts';
 

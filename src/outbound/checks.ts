@@ -1,7 +1,7 @@
 import { type PhoneNumber, parsePhoneNumberFromString } from 'libphonenumber-js/max';
-import { ESTIMATE_UNITS, formatUsd, toUnits } from '../calls/billing.ts';
-import { AppError } from '../errors/app-error.ts';
-import type { ErrorCode } from '../errors/codes.ts';
+import { ESTIMATE_UNITS, formatUsd, toUnits } from '../calls/index.ts';
+import type { ErrorCode } from '../errors/index.ts';
+import { AppError } from '../errors/index.ts';
 import { capBound, effectiveCap, isRegion, type OutboundLimits, regionList } from '../outbound-limits.ts';
 
 export type CheckName = 'assistant' | 'number_type' | 'country' | 'spend_cap';

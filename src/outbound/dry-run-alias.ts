@@ -1,5 +1,5 @@
 import { parse } from 'node:querystring';
-import { API_PREFIX } from '../http/prefixes.ts';
+import { API_PREFIX } from '../http/index.ts';
 
 const PLACE = `${API_PREFIX}/outbound-calls`;
 export const DRY_RUN_PATH = `${PLACE}/dry-run`;

@@ -1,7 +1,7 @@
-import { findAssistant } from '../assistants/assistants.repository.ts';
+import { findAssistant } from '../assistants/index.ts';
 import { type Clock, utcDay } from '../clock.ts';
-import type { Database } from '../db/database.ts';
-import type { Principal } from '../keys/authenticate.ts';
+import type { Database } from '../db/index.ts';
+import type { Principal } from '../keys/index.ts';
 import { assistantCheck, type Check, numberChecks, type SpendView, spendCheck } from './checks.ts';
 import type { OutboundCallBody } from './outbound.schema.ts';
 import { spentOnDay } from './spend.repository.ts';

@@ -1,5 +1,4 @@
-import type { Database } from '../db/database.ts';
-import type { IdempotencyRow } from '../db/tables/outbound.table.ts';
+import type { Database, IdempotencyRow } from '../db/index.ts';
 
 type Keyed = { customerId: string; key: string };
 

@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
-import type { Database } from '../db/database.ts';
-import { AppError, invalidInput } from '../errors/app-error.ts';
+import type { Database } from '../db/index.ts';
+import { AppError, invalidInput } from '../errors/index.ts';
 import * as repo from './idempotency.repository.ts';
 
 /** Records are honoured for 24 hours from the first request, then purged. */

@@ -1,6 +1,6 @@
-import { newCallRow } from '../calls/new-call.ts';
-import type { NewCall } from '../db/tables/calls.table.ts';
-import type { Principal } from '../keys/authenticate.ts';
+import { newCallRow } from '../calls/index.ts';
+import type { NewCall } from '../db/index.ts';
+import type { Principal } from '../keys/index.ts';
 import type { AssistantInfo } from './checks.ts';
 import type { OutboundCallBody } from './outbound.schema.ts';
 

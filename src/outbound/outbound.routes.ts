@@ -1,7 +1,7 @@
 import type { FastifyInstance } from 'fastify';
 import { z } from 'zod';
-import { apiResponses, POST_CODES } from '../http/responses.ts';
-import { requirePrincipal } from '../keys/request-principal.ts';
+import { apiResponses, POST_CODES } from '../http/index.ts';
+import { requirePrincipal } from '../keys/index.ts';
 import { parseIdempotencyKey } from './idempotency.ts';
 import { type OutboundCallBody, outboundCallBody, outboundCallQuery } from './outbound.schema.ts';
 import type { OutboundService } from './outbound.service.ts';

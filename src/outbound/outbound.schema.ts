@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { TARGET_URL_MAX } from '../delivery/target-url.ts';
+import { TARGET_URL_MAX } from '../delivery/index.ts';
 import { isUuid } from '../ids.ts';
 import { checkE164 } from '../phone.ts';
 

@@ -1,17 +1,23 @@
-import { findAssistant } from '../assistants/assistants.repository.ts';
-import { ESTIMATE_UNITS, formatUsd, MAX_CALL_SECONDS } from '../calls/billing.ts';
-import { createCall } from '../calls/new-call.ts';
-import { lockPlacedCall, recordProviderCall, removeUnplacedCall } from '../calls/placed-call.ts';
+import { findAssistant } from '../assistants/index.ts';
+import {
+  createCall,
+  ESTIMATE_UNITS,
+  formatUsd,
+  lockPlacedCall,
+  MAX_CALL_SECONDS,
+  recordProviderCall,
+  removeUnplacedCall,
+} from '../calls/index.ts';
 import { type Clock, utcDay } from '../clock.ts';
-import { customerMaxDailyCap } from '../customers/outbound-cap.repository.ts';
-import type { Database } from '../db/database.ts';
-import { checkTargetUrl, invalidTargetInput, type TargetPolicy } from '../delivery/target-url.ts';
-import { AppError } from '../errors/app-error.ts';
+import { customerMaxDailyCap } from '../customers/index.ts';
+import type { Database } from '../db/index.ts';
+import { checkTargetUrl, invalidTargetInput, type TargetPolicy } from '../delivery/index.ts';
+import { AppError } from '../errors/index.ts';
 import { newUuid } from '../ids.ts';
-import type { Principal } from '../keys/authenticate.ts';
-import { lockKeyForSpend } from '../keys/spend-lock.repository.ts';
+import type { Principal } from '../keys/index.ts';
+import { lockKeyForSpend } from '../keys/index.ts';
 import type { OutboundLimits } from '../outbound-limits.ts';
-import type { AgentLink, VoiceProvider } from '../provider/interface.ts';
+import type { AgentLink, VoiceProvider } from '../provider/index.ts';
 import { recordCallback } from './callbacks.ts';
 import { assistantCheck, numberChecks, spendCheck, throwFirstFailure } from './checks.ts';
 import { dryRun } from './dry-run.ts';

@@ -1,9 +1,8 @@
 import { z } from 'zod';
-import type { CallRow } from '../db/tables/calls.table.ts';
-import { AppError } from '../errors/app-error.ts';
-import { type ErrorCode, errorStatus } from '../errors/codes.ts';
-import { sameShape } from '../http/responses.ts';
-import type { ProviderError } from '../provider/interface.ts';
+import type { CallRow } from '../db/index.ts';
+import { AppError, type ErrorCode, errorStatus } from '../errors/index.ts';
+import { sameShape } from '../http/index.ts';
+import type { ProviderError } from '../provider/index.ts';
 import type { DryRunView } from './dry-run.ts';
 
 /** Spec 2.7, plus from_number, external_id and created_at (additive). */

@@ -1,5 +1,5 @@
 import { utcDay } from '../clock.ts';
-import type { Database } from '../db/database.ts';
+import type { Database } from '../db/index.ts';
 import { insertReservation, settleReservation } from './spend.repository.ts';
 
 /**

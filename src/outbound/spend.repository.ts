@@ -1,5 +1,5 @@
 import { sql } from 'kysely';
-import type { Database } from '../db/database.ts';
+import type { Database } from '../db/index.ts';
 
 /** Reserved plus settled amounts of one key on one UTC day, as a decimal string. */
 export async function spentOnDay(db: Database, keyId: string, day: string): Promise<string> {

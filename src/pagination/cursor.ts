@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { invalidInput } from '../errors/app-error.ts';
+import { invalidInput } from '../errors/index.ts';
 import type { Signer } from '../signer.ts';
 import { type Instant, instantFromMicros } from './instant.ts';
 

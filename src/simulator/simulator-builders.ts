@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
-import type { PlaceCallRequest } from '../provider/interface.ts';
-import { rng } from '../provider/random.ts';
+import type { PlaceCallRequest } from '../provider/index.ts';
+import { rng } from '../provider/index.ts';
 import type { NewSimCall as StoredCall } from './simulator-calls.ts';
 import { type Outcome, outboundOutcome, planSteps, type Step } from './simulator-plan.ts';
 import { buildScript, conversationIdFor, type ScriptInput, seedOf } from './simulator-script.ts';

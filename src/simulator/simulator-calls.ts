@@ -1,9 +1,8 @@
 import { sql } from 'kysely';
 import type { Clock } from '../clock.ts';
-import type { Database } from '../db/database.ts';
-import type { SimulatorCallRow } from '../db/tables/simulator.table.ts';
-import { fail, ok, providerNotFound } from '../provider/errors.ts';
-import type { Conversation, ProviderEvent, ProviderResult } from '../provider/interface.ts';
+import type { Database, SimulatorCallRow } from '../db/index.ts';
+import type { Conversation, ProviderEvent, ProviderResult } from '../provider/index.ts';
+import { fail, ok, providerNotFound } from '../provider/index.ts';
 import type { Step } from './simulator-plan.ts';
 import { archivedInput, buildScript, type Script, type ScriptInput } from './simulator-script.ts';
 

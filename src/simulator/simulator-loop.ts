@@ -1,11 +1,11 @@
-import { randomInboundTarget } from '../assistants/assistant-refs.repository.ts';
-import { processAllDue } from '../calls/call-loops.ts';
-import type { LifecycleService } from '../calls/lifecycle.service.ts';
+import { randomInboundTarget } from '../assistants/index.ts';
+import type { LifecycleService } from '../calls/index.ts';
+import { processAllDue } from '../calls/index.ts';
 import type { Clock } from '../clock.ts';
 import type { Config } from '../config.ts';
-import type { Database } from '../db/database.ts';
+import type { Database } from '../db/index.ts';
 import { type Loop, type LoopLogger, startLoop } from '../loop.ts';
-import { randomNanpNumber } from '../provider/random.ts';
+import { randomNanpNumber } from '../provider/index.ts';
 import type { Simulator } from './simulator.ts';
 
 /** The simulator and the calls it reports to. */

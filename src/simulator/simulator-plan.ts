@@ -1,4 +1,4 @@
-import type { ProviderEndStatus } from '../provider/interface.ts';
+import type { ProviderEndStatus } from '../provider/index.ts';
 
 /**
  * Test numbers, after Twilio's magic numbers: the last four digits of the destination choose the

@@ -1,4 +1,4 @@
-import type { ProviderInsight, ProviderTurn } from '../provider/interface.ts';
+import type { ProviderInsight, ProviderTurn } from '../provider/index.ts';
 
 export type Scenario = {
   direction: 'inbound' | 'outbound';

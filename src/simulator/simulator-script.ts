@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { crc32 } from 'node:zlib';
-import type { ConversationDetails, ProviderTurn } from '../provider/interface.ts';
-import { rng } from '../provider/random.ts';
+import type { ConversationDetails, ProviderTurn } from '../provider/index.ts';
+import { rng } from '../provider/index.ts';
 import { OUTBOUND_SCENARIOS, type Scenario } from './simulator-scenarios.ts';
 import { INBOUND_SCENARIOS } from './simulator-scenarios-inbound.ts';
 

@@ -1,7 +1,7 @@
 import type { Clock } from '../clock.ts';
-import type { Database } from '../db/database.ts';
-import { fail, ok, providerNotFound, providerUnavailable } from '../provider/errors.ts';
-import type { ProviderError, ProviderEvent, VoiceProvider } from '../provider/interface.ts';
+import type { Database } from '../db/index.ts';
+import type { ProviderError, ProviderEvent, VoiceProvider } from '../provider/index.ts';
+import { fail, ok, providerNotFound, providerUnavailable } from '../provider/index.ts';
 import { type InboundCall, inboundSimCall, outboundSimCall } from './simulator-builders.ts';
 import { createCallStore, happened, toEvent } from './simulator-calls.ts';
 import type { Script } from './simulator-script.ts';

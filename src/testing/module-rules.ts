@@ -270,7 +270,8 @@ function typeOnlySpecifiers(file: string, text: string): Set<string> {
 
 /**
  * d. Routes and views call services: they import no repository, nothing of db/ and not Kysely. A row's type is
- * the one exception (`import type` from Kysely or `db/tables/`): a view maps its module's rows to API shapes.
+ * the one exception (`import type` from Kysely, `db/tables/` or db's front door, which re-exports them): a view
+ * maps its module's rows to API shapes.
  */
 export function checkRoutesNoSql(tree: SourceTree): Violation[] {
   const violations: Violation[] = [];
@@ -289,7 +290,7 @@ export function checkRoutesNoSql(tree: SourceTree): Violation[] {
       }
     }
     for (const i of imports) {
-      const rowType = i.to.startsWith('db/tables/') && typeOnly.has(i.specifier);
+      const rowType = (i.to.startsWith('db/tables/') || i.to === 'db/index.ts') && typeOnly.has(i.specifier);
       if (i.to.endsWith('.repository.ts') || (i.to.startsWith('db/') && !rowType)) {
         violations.push({ file, rule: 'routes-no-sql', what: `imports ${i.to} (call a service instead)` });
       }

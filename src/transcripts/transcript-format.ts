@@ -1,4 +1,4 @@
-import type { ProviderTurn } from '../provider/interface.ts';
+import type { ProviderTurn } from '../provider/index.ts';
 
 /** REST form (spec 2.5): `speaker` / `text` / `timestamp` and `full_text`. This is also the stored form. */
 export type RestSegment = { speaker: 'caller' | 'assistant'; text: string; timestamp: string };

@@ -1,4 +1,4 @@
-import type { Database } from '../db/database.ts';
+import type { Database } from '../db/index.ts';
 import type { RestSegment } from './transcript-format.ts';
 
 /** The transcript stored for a call, if any. */

@@ -1,9 +1,9 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { z } from 'zod';
-import { AppError } from '../errors/app-error.ts';
-import { apiResponses } from '../http/responses.ts';
+import { AppError } from '../errors/index.ts';
+import { apiResponses } from '../http/index.ts';
 import { isUuid } from '../ids.ts';
-import { requirePrincipal } from '../keys/request-principal.ts';
+import { requirePrincipal } from '../keys/index.ts';
 import { transcriptPendingSchema, transcriptSchema } from './transcripts.schema.ts';
 import { type FetchResult, restView, type TranscriptsService } from './transcripts.service.ts';
 

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { sameShape } from '../http/responses.ts';
+import { sameShape } from '../http/index.ts';
 import type { RestTranscript, WebhookTranscript } from './transcript-format.ts';
 import type { restView } from './transcripts.service.ts';
 

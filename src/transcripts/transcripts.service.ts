@@ -1,9 +1,7 @@
-import { isTerminal } from '../calls/call-status.ts';
-import { findCallForTranscript } from '../calls/calls.read.repository.ts';
-import { markHasTranscript } from '../calls/calls.repository.ts';
+import { findCallForTranscript, isTerminal, markHasTranscript } from '../calls/index.ts';
 import type { Clock } from '../clock.ts';
-import type { Database } from '../db/database.ts';
-import type { VoiceProvider } from '../provider/interface.ts';
+import type { Database } from '../db/index.ts';
+import type { VoiceProvider } from '../provider/index.ts';
 import {
   boundedWebhookTranscript,
   type RestSegment,

@@ -1,5 +1,5 @@
 import { sql } from 'kysely';
-import type { Database } from '../db/database.ts';
+import type { Database } from '../db/index.ts';
 
 export type UsageDelta = { keyId: string; customerId: string; day: string; requests: number; errors: number };
 

@@ -1,7 +1,7 @@
 import type { Logger } from 'pino';
 import { type Clock, utcDay } from '../clock.ts';
-import type { Database } from '../db/database.ts';
-import { createWriteBehind } from '../db/write-behind.ts';
+import type { Database } from '../db/index.ts';
+import { createWriteBehind } from '../db/index.ts';
 import * as repo from './usage.repository.ts';
 
 /** Requests and errors of one key on one UTC day. */

@@ -1,7 +1,6 @@
 import { sql } from 'kysely';
-import type { Database } from '../db/database.ts';
-import { asNamedStatement } from '../db/statement-names.ts';
-import type { DeliveryStatus, SubscriptionRow } from '../db/tables/webhooks.table.ts';
+import type { Database, DeliveryStatus, SubscriptionRow } from '../db/index.ts';
+import { asNamedStatement } from '../db/index.ts';
 
 /** What one attempt came to: its log row, and the delivery's state after it. */
 export type AttemptOutcome = {

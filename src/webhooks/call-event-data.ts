@@ -1,4 +1,4 @@
-import type { CallRow } from '../db/tables/calls.table.ts';
+import type { CallRow } from '../db/index.ts';
 
 const iso = (d: Date | null): string | null => d?.toISOString() ?? null;
 const webhookDirection = (d: string) => (d === 'inbound' ? 'incoming' : 'outgoing');

@@ -1,4 +1,4 @@
-import type { CallReports } from '../calls/call-reports.ts';
+import type { CallReports } from '../calls/index.ts';
 import { callCompletedData, insightReceivedData } from './call-event-data.ts';
 import { recordEvent } from './events.repository.ts';
 

@@ -1,5 +1,5 @@
 import type { Logger } from 'pino';
-import type { Database } from '../db/database.ts';
+import type { Database } from '../db/index.ts';
 import type { AttemptOutcome } from './attempts.repository.ts';
 import { completeAttempts, type Disabled } from './complete-attempts.ts';
 

@@ -1,8 +1,6 @@
 import { sql } from 'kysely';
-import type { Database } from '../db/database.ts';
-import { claimable, leaseRows } from '../db/lease-claim.ts';
-import type { EventType } from '../db/tables/events.table.ts';
-import type { DeliveryRow, SubscriptionRow } from '../db/tables/webhooks.table.ts';
+import type { Database, DeliveryRow, EventType, SubscriptionRow } from '../db/index.ts';
+import { claimable, leaseRows } from '../db/index.ts';
 import type { ClaimRoom } from './claim-room.ts';
 
 /** A claimed delivery with what sending it needs: its event and its subscription's address and secrets. */

@@ -1,7 +1,6 @@
-import type { SecretBox } from '../crypto/secret-box.ts';
-import type { EventType } from '../db/tables/events.table.ts';
-import type { SubscriptionRow } from '../db/tables/webhooks.table.ts';
-import { signPayload, signStandardWebhook, standardWebhookKey, unixSeconds } from '../delivery/signature.ts';
+import type { SecretBox } from '../crypto/index.ts';
+import type { EventType, SubscriptionRow } from '../db/index.ts';
+import { signPayload, signStandardWebhook, standardWebhookKey, unixSeconds } from '../delivery/index.ts';
 
 type Signing = Pick<
   SubscriptionRow,

@@ -1,4 +1,4 @@
-import type { Database } from '../db/database.ts';
+import type { Database } from '../db/index.ts';
 
 /**
  * Deletes the delivery log older than `cutoff`: attempts, and finished deliveries. Pending deliveries are never

@@ -1,5 +1,5 @@
 import { sql } from 'kysely';
-import type { Database } from '../db/database.ts';
+import type { Database } from '../db/index.ts';
 
 /** Read functions over the delivery log (webhook_attempts with their delivery and event); every one is scoped by customer. */
 

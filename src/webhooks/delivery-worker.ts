@@ -1,9 +1,8 @@
 import type { Logger } from 'pino';
 import type { Clock } from '../clock.ts';
-import type { SecretBox } from '../crypto/secret-box.ts';
-import type { Database } from '../db/database.ts';
-import type { Notifications } from '../db/notifications.ts';
-import { TIMEOUT_ERROR, type WebhookSender } from '../delivery/http-sender.ts';
+import type { SecretBox } from '../crypto/index.ts';
+import type { Database, Notifications } from '../db/index.ts';
+import { TIMEOUT_ERROR, type WebhookSender } from '../delivery/index.ts';
 import { type ClaimRoom, roomForClaim } from './claim-room.ts';
 import { createCompletionBuffer } from './completion-buffer.ts';
 import { type ClaimedDelivery, claimDue } from './deliveries.repository.ts';

@@ -1,6 +1,6 @@
 import { z } from 'zod';
-import type { EventRow, EventType } from '../db/tables/events.table.ts';
-import { webhookTranscriptSchema } from '../transcripts/transcripts.schema.ts';
+import type { EventRow, EventType } from '../db/index.ts';
+import { webhookTranscriptSchema } from '../transcripts/index.ts';
 
 /**
  * The delivered body: the spec envelope (event, timestamp, data) plus our additive `id` and `sequence`

@@ -1,2 +1,2 @@
 /** The event types a subscription may name; the list lives with the events table's type, which is made of it. */
-export { EVENT_TYPES, type EventType } from '../db/tables/events.table.ts';
+export { EVENT_TYPES, type EventType } from '../db/index.ts';

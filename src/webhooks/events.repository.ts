@@ -1,7 +1,6 @@
 import { sql } from 'kysely';
-import { takeEventSequences } from '../calls/event-sequence.ts';
-import type { Database } from '../db/database.ts';
-import type { EventRow, EventType } from '../db/tables/events.table.ts';
+import { takeEventSequences } from '../calls/index.ts';
+import type { Database, EventRow, EventType } from '../db/index.ts';
 import { newUuid } from '../ids.ts';
 import { outboxOfInsertedEvents } from './outbox.ts';
 

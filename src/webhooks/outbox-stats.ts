@@ -1,6 +1,6 @@
 import { sql } from 'kysely';
 import type { Clock } from '../clock.ts';
-import type { Database } from '../db/database.ts';
+import type { Database } from '../db/index.ts';
 
 /**
  * Due deliveries waiting now, and how long the oldest has waited: the two numbers that say the worker keeps up.

@@ -1,6 +1,6 @@
 import { type RawBuilder, sql } from 'kysely';
-import { notifying } from '../db/notifications.ts';
-import type { EventType } from '../db/tables/events.table.ts';
+import type { EventType } from '../db/index.ts';
+import { notifying } from '../db/index.ts';
 
 /** About two hours of retries after call.completed (spec 6.4). */
 export const TRANSCRIPT_READY_WINDOW_MS = 2 * 3600 * 1000;

@@ -1,7 +1,7 @@
 import type { Clock } from '../clock.ts';
-import type { SecretBox } from '../crypto/secret-box.ts';
-import type { SendResult, WebhookSender } from '../delivery/http-sender.ts';
-import { nextAttemptDelayMs } from '../delivery/retry-schedule.ts';
+import type { SecretBox } from '../crypto/index.ts';
+import type { SendResult, WebhookSender } from '../delivery/index.ts';
+import { nextAttemptDelayMs } from '../delivery/index.ts';
 import type { AttemptOutcome } from './attempts.repository.ts';
 import type { ClaimedDelivery } from './deliveries.repository.ts';
 import { deliveryHeaders } from './delivery-headers.ts';

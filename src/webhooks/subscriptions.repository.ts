@@ -1,5 +1,4 @@
-import type { Database } from '../db/database.ts';
-import type { SubscriptionRow, WebhookSubscriptionsTable } from '../db/tables/webhooks.table.ts';
+import type { Database, SubscriptionRow, WebhookSubscriptionsTable } from '../db/index.ts';
 
 const live = (db: Database, customerId: string) =>
   db

@@ -1,8 +1,8 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { z } from 'zod';
-import { invalidInput } from '../errors/app-error.ts';
-import { apiResponses, POST_CODES } from '../http/responses.ts';
-import { requirePrincipal } from '../keys/request-principal.ts';
+import { invalidInput } from '../errors/index.ts';
+import { apiResponses, POST_CODES } from '../http/index.ts';
+import { requirePrincipal } from '../keys/index.ts';
 import { EVENT_TYPES } from './event-types.ts';
 import {
   challengeSchema,

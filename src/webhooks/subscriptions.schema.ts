@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { sameShape } from '../http/responses.ts';
+import { sameShape } from '../http/index.ts';
 import { EVENT_TYPES } from './event-types.ts';
 import type { SubscriptionView } from './subscriptions.service.ts';
 import type { WebhookEventsService } from './webhook-events.service.ts';

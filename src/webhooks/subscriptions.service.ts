@@ -1,10 +1,8 @@
 import type { Clock } from '../clock.ts';
-import type { SecretBox } from '../crypto/secret-box.ts';
-import type { Database } from '../db/database.ts';
-import type { SubscriptionRow } from '../db/tables/webhooks.table.ts';
-import { newWebhookSecret } from '../delivery/signature.ts';
-import { checkTargetUrl, invalidTargetInput } from '../delivery/target-url.ts';
-import { AppError, type Issue, notFound } from '../errors/app-error.ts';
+import type { SecretBox } from '../crypto/index.ts';
+import type { Database, SubscriptionRow } from '../db/index.ts';
+import { checkTargetUrl, invalidTargetInput, newWebhookSecret } from '../delivery/index.ts';
+import { AppError, type Issue, notFound } from '../errors/index.ts';
 import { newSubscriptionId } from '../ids.ts';
 import { deliveryLog } from './delivery-log.ts';
 import { EVENT_TYPES } from './event-types.ts';

@@ -1,9 +1,9 @@
 import type { Clock } from '../clock.ts';
-import type { SecretBox } from '../crypto/secret-box.ts';
-import type { Database } from '../db/database.ts';
-import { EVENT_TYPES, type EventType } from '../db/tables/events.table.ts';
-import type { SendResult, WebhookSender } from '../delivery/http-sender.ts';
-import { notFound } from '../errors/app-error.ts';
+import type { SecretBox } from '../crypto/index.ts';
+import type { Database } from '../db/index.ts';
+import { EVENT_TYPES, type EventType } from '../db/index.ts';
+import type { SendResult, WebhookSender } from '../delivery/index.ts';
+import { notFound } from '../errors/index.ts';
 import { newUuid } from '../ids.ts';
 import { deliveryHeaders } from './delivery-headers.ts';
 import { envelopeOf } from './envelope.ts';

@@ -1,6 +1,6 @@
 import { sql } from 'kysely';
-import type { Database } from '../db/database.ts';
-import { claimOldestDue } from '../db/lease-claim.ts';
+import type { Database } from '../db/index.ts';
+import { claimOldestDue } from '../db/index.ts';
 import { activeSubscriptionsTo } from './outbox.ts';
 
 export type TranscriptJob = { call_id: string; customer_id: string; attempts: number; deadline_at: Date };

@@ -1,7 +1,7 @@
 import type { Logger } from 'pino';
 import type { Clock } from '../clock.ts';
-import type { Database } from '../db/database.ts';
-import { type TranscriptsService, transcriptReadyData } from '../transcripts/transcripts.service.ts';
+import type { Database } from '../db/index.ts';
+import { type TranscriptsService, transcriptReadyData } from '../transcripts/index.ts';
 import { recordEvent } from './events.repository.ts';
 import * as jobs from './transcript-jobs.repository.ts';
 

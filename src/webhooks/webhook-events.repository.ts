@@ -1,7 +1,6 @@
 import { sql } from 'kysely';
-import type { Database } from '../db/database.ts';
-import { notify } from '../db/notifications.ts';
-import type { EventType } from '../db/tables/events.table.ts';
+import type { Database, EventType } from '../db/index.ts';
+import { notify } from '../db/index.ts';
 
 export type EventListFilter = {
   customerId: string;

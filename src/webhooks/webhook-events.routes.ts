@@ -1,10 +1,17 @@
 import type { FastifyInstance } from 'fastify';
 import { type ZodType, z } from 'zod';
-import { apiResponses, POST_CODES } from '../http/responses.ts';
-import { requirePrincipal } from '../keys/request-principal.ts';
-import { MAX_CURSOR_LENGTH } from '../pagination/cursor.ts';
-import { parseInstant, TIMESTAMP_HINT } from '../pagination/instant.ts';
-import { enumParam, idParams, intParam, tokenParam, uuidParam } from '../pagination/query-params.ts';
+import { apiResponses, POST_CODES } from '../http/index.ts';
+import { requirePrincipal } from '../keys/index.ts';
+import {
+  enumParam,
+  idParams,
+  intParam,
+  MAX_CURSOR_LENGTH,
+  parseInstant,
+  TIMESTAMP_HINT,
+  tokenParam,
+  uuidParam,
+} from '../pagination/index.ts';
 import { EVENT_TYPES } from './event-types.ts';
 import { scheduledSchema, webhookEventsPageSchema } from './subscriptions.schema.ts';
 import {

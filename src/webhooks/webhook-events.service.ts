@@ -1,10 +1,8 @@
 import type { Clock } from '../clock.ts';
-import type { Database } from '../db/database.ts';
-import type { EventType } from '../db/tables/events.table.ts';
-import { AppError, notFound } from '../errors/app-error.ts';
-import { createCursorCodec } from '../pagination/cursor.ts';
-import type { Instant } from '../pagination/instant.ts';
-import { instantFromMicros } from '../pagination/instant.ts';
+import type { Database, EventType } from '../db/index.ts';
+import { AppError, notFound } from '../errors/index.ts';
+import type { Instant } from '../pagination/index.ts';
+import { createCursorCodec, instantFromMicros } from '../pagination/index.ts';
 import type { Signer } from '../signer.ts';
 import { envelopeOf } from './envelope.ts';
 import { findLive } from './subscriptions.repository.ts';

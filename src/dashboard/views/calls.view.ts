@@ -1,7 +1,7 @@
-import type { AssistantView } from '../../assistants/assistants.views.ts';
-import { CALL_STATUSES } from '../../calls/call-status.ts';
-import type { CallDetailView, CallView } from '../../calls/calls.views.ts';
-import type { FetchResult } from '../../transcripts/transcripts.service.ts';
+import type { AssistantView } from '../../assistants/index.ts';
+import type { CallDetailView, CallView } from '../../calls/index.ts';
+import { CALL_STATUSES } from '../../calls/index.ts';
+import type { FetchResult } from '../../transcripts/index.ts';
 import { attr, html, type SafeHtml } from '../html.ts';
 import { badge, callStatusLabel, duration, time, toLocalInput, usd } from './format.ts';
 import { crumbs, issuesBlock, type PageUser, page } from './layout.ts';

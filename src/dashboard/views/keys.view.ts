@@ -1,5 +1,5 @@
-import type { KeyView } from '../../keys/key-view.ts';
-import { AUTOMATION_PRESET, SCOPES, UNAVAILABLE_SCOPES } from '../../keys/scopes.ts';
+import type { KeyView } from '../../keys/index.ts';
+import { AUTOMATION_PRESET, SCOPES, UNAVAILABLE_SCOPES } from '../../keys/index.ts';
 import { type OutboundLimits, regionList } from '../../outbound-limits.ts';
 import { attr, html, type SafeHtml } from '../html.ts';
 import type { Flash } from '../sessions.service.ts';

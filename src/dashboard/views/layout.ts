@@ -1,4 +1,4 @@
-import { FAVICON_PATH } from '../../openapi/reference-page.ts';
+import { FAVICON_PATH } from '../../openapi/index.ts';
 import { html, type SafeHtml } from '../html.ts';
 import type { Flash } from '../sessions.service.ts';
 

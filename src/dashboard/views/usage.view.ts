@@ -1,4 +1,4 @@
-import type { KeyView } from '../../keys/key-view.ts';
+import type { KeyView } from '../../keys/index.ts';
 import { attr, html, type SafeHtml } from '../html.ts';
 import type { UsageReport } from '../usage-report.ts';
 import { addMoney } from '../usage-report.ts';

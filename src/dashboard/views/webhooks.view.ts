@@ -1,8 +1,10 @@
-import type { DeliveryLogRow } from '../../webhooks/delivery-log.ts';
-import { EVENT_TYPES } from '../../webhooks/event-types.ts';
-import { AUTO_DISABLE_AFTER, FAILURES_NEAR_LIMIT } from '../../webhooks/failure-streak.ts';
-import type { SubscriptionView } from '../../webhooks/subscriptions.service.ts';
-import { ANNOUNCED_EVENTS } from '../../webhooks/subscriptions.service.ts';
+import type { DeliveryLogRow, SubscriptionView } from '../../webhooks/index.ts';
+import {
+  ANNOUNCED_EVENTS,
+  AUTO_DISABLE_AFTER,
+  EVENT_TYPES,
+  FAILURES_NEAR_LIMIT,
+} from '../../webhooks/index.ts';
 import { type DeliveryLogQuery, LOG_PAGE_SIZE } from '../dashboard.services.ts';
 import { attr, html, type SafeHtml } from '../html.ts';
 import type { Flash } from '../sessions.service.ts';

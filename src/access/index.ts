@@ -1,0 +1,1 @@
+export { registerGuard } from './guard.ts';

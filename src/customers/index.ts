@@ -1,0 +1,12 @@
+export type { AuthCustomer } from './customer-reads.ts';
+export {
+  customerName,
+  findAuthCustomer,
+  findCustomer,
+  findLimits,
+  oldestCustomerIds,
+} from './customer-reads.ts';
+export type { CustomerView } from './customers.service.ts';
+export { createCustomersService } from './customers.service.ts';
+export { seedCustomers } from './customers-seed.ts';
+export { customerMaxDailyCap } from './outbound-cap.repository.ts';

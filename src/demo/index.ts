@@ -1,0 +1,2 @@
+export { seedDemo } from './seed-demo.ts';
+export { simulateInboundCalls } from './simulate-inbound.ts';

@@ -1,0 +1,3 @@
+export { createAgentLinksService } from './agent-links.service.ts';
+export type { ElevenLabsSettings } from './elevenlabs.ts';
+export { createElevenLabs } from './elevenlabs.ts';

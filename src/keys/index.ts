@@ -1,0 +1,18 @@
+export { purgeAuthFailures } from './auth-failure-retention.ts';
+export type { Authenticator, Principal } from './authenticate.ts';
+export { createAuthenticator, failureError, isFailure } from './authenticate.ts';
+export { createKeyCache } from './key-cache.ts';
+export { looksLikeKey } from './key-format.ts';
+export type { KeyHasher } from './key-hash.ts';
+export { createKeyHasher } from './key-hash.ts';
+export type { KeyView } from './key-view.ts';
+export { createKeysOperator } from './keys.operator.ts';
+export type { KeysService } from './keys.service.ts';
+export { createKeysService } from './keys.service.ts';
+export type { SeededKey, SeedProgress } from './keys-seed.ts';
+export { seedKeys } from './keys-seed.ts';
+export { requirePrincipal } from './request-principal.ts';
+export { AUTOMATION_PRESET, GRANTABLE_SCOPES, SCOPES, UNAVAILABLE_SCOPES } from './scopes.ts';
+export { adoptServerSecret, checkServerSecret } from './server-secret-check.ts';
+export { lockKeyForSpend } from './spend-lock.repository.ts';
+export { registerWhoami } from './whoami.routes.ts';

@@ -1,0 +1,2 @@
+export { startEmbeddedVacuum } from './embedded-vacuum.ts';
+export { purgeExpired } from './retention.ts';

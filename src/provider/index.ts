@@ -1,0 +1,17 @@
+export { fail, ok, providerNotFound, providerTimeout, providerUnavailable } from './errors.ts';
+export { guardProvider } from './guarded.ts';
+export type {
+  AgentLink,
+  Conversation,
+  ConversationDetails,
+  PlaceCallRequest,
+  PlacedCall,
+  ProviderEndStatus,
+  ProviderError,
+  ProviderEvent,
+  ProviderInsight,
+  ProviderResult,
+  ProviderTurn,
+  VoiceProvider,
+} from './interface.ts';
+export { pick, randomNanpNumber, rng } from './random.ts';

@@ -1,0 +1,3 @@
+export { createSimulator } from './simulator.ts';
+export { runProviderTick, startSimulatorLoop } from './simulator-loop.ts';
+export { archivedInput, buildScript, conversationIdFor } from './simulator-script.ts';

@@ -1,0 +1,4 @@
+export { registerTranscriptRoutes } from './transcripts.routes.ts';
+export { webhookTranscriptSchema } from './transcripts.schema.ts';
+export type { FetchResult, TranscriptsService } from './transcripts.service.ts';
+export { createTranscriptsService, transcriptReadyData } from './transcripts.service.ts';
