@@ -7,8 +7,8 @@ import { createLogger } from '../src/logger.ts';
 import { type Receiver, startReceiver } from '../src/testing/receiver.ts';
 import { newCustomer, startTestApp, type TestApp, type TestCustomer } from '../src/testing/test-app.ts';
 import { callFor, emitEvent } from '../src/testing/webhook.fixtures.ts';
-import { AUTO_DISABLE_AFTER } from '../src/webhooks/failure-streak.ts';
 import { createDeliveryWorker, type DeliveryWorker } from '../src/webhooks/delivery-worker.ts';
+import { AUTO_DISABLE_AFTER } from '../src/webhooks/failure-streak.ts';
 import {
   type BadReceiver,
   hangingReceiver,
