@@ -144,6 +144,9 @@ describe('tenancy: every service method taking a customer id serves its own obje
     await t.services.usage.flush();
   });
   after(async () => {
+    // Their deliveries must not wait for another test's worker in the shared test database.
+    for (const o of [a, b])
+      await t.services.subscriptions.unsubscribe(o.customer.customerId, o.subscriptionId);
     await t.close();
     await receiver.close();
   });

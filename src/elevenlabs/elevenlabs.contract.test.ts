@@ -43,6 +43,9 @@ describe('PROVIDER=elevenlabs against a local fake of the Agents API (through th
   let worker: DeliveryWorker;
   let closeWorker: () => Promise<void>;
   let agentSeq = 0;
+  /** Subscriptions to remove at the end: their pending deliveries and transcript jobs must not be claimed by another
+   * test's worker in the shared test database. */
+  const subscriptions: { key: string; id: string }[] = [];
 
   before(async () => {
     // The adapter loads the SDK on its first request (about 2 s on a slow machine), which would fall inside the
@@ -64,6 +67,9 @@ describe('PROVIDER=elevenlabs against a local fake of the Agents API (through th
     ({ worker, close: closeWorker } = testWorker(t, SERVER_SECRET));
   });
   after(async () => {
+    for (const { key, id } of subscriptions) {
+      await t.request('DELETE', `/api/v1/webhook-subscriptions/${id}`, { key });
+    }
     await closeWorker();
     await receiver.close();
     await t.close();
@@ -107,6 +113,7 @@ describe('PROVIDER=elevenlabs against a local fake of the Agents API (through th
       },
     });
     assert.equal(sub.status, 201, sub.text);
+    subscriptions.push({ key: c.key, id: sub.body.id });
     return { ...c, agentId };
   }
 

@@ -22,12 +22,12 @@ describe('retention', () => {
 
   it('drops the delivery log and auth failures past retention, never pending deliveries', async () => {
     const { worker, close } = testWorker(t, SECRET);
+    const c = await newCustomer(t);
+    const sub = await t.request('POST', '/api/v1/webhook-subscriptions', {
+      key: c.key,
+      body: { url: `${receiver.url}/r`, events: ['call.completed'] },
+    });
     try {
-      const c = await newCustomer(t);
-      const sub = await t.request('POST', '/api/v1/webhook-subscriptions', {
-        key: c.key,
-        body: { url: `${receiver.url}/r`, events: ['call.completed'] },
-      });
       const { callId } = await callFor(t, c.customerId);
       receiver.reply = (_req, i) => ({ status: i === 0 ? 200 : 500 });
       await emitEvent(t, c.customerId, callId);
@@ -68,6 +68,8 @@ describe('retention', () => {
       assert.ok(purged.authFailures >= 1);
     } finally {
       await close();
+      // The pending delivery this test keeps must not be claimed by another test's worker in the shared database.
+      await t.request('DELETE', `/api/v1/webhook-subscriptions/${sub.body.id}`, { key: c.key });
     }
   });
 });
