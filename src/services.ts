@@ -18,7 +18,11 @@ import type { Signer } from './signer.ts';
 import { createSimulator } from './simulator/index.ts';
 import { createTranscriptsService } from './transcripts/index.ts';
 import { createUsageService } from './usage/index.ts';
-import { createSubscriptionsService, createWebhookEventsService } from './webhooks/index.ts';
+import {
+  createSubscriptionsOperator,
+  createSubscriptionsService,
+  createWebhookEventsService,
+} from './webhooks/index.ts';
 
 /** Which upstream provider places and receives calls (PROVIDER); the simulator unless said. */
 export type ProviderChoice = { kind: 'simulator' } | ({ kind: 'elevenlabs' } & ElevenLabsSettings);
@@ -74,7 +78,10 @@ export function createServices(deps: CoreDeps) {
     customers: createCustomersService({ ...deps, onKeysChanged: () => keyCache.changed(null) }),
     keys: createKeysService({ ...deps, keyCache }),
     /** What only the operator's tools (the CLI) may do: act on any customer's objects. */
-    operator: { keys: createKeysOperator({ ...deps, keyCache }) },
+    operator: {
+      keys: createKeysOperator({ ...deps, keyCache }),
+      subscriptions: createSubscriptionsOperator(deps),
+    },
     assistants: createAssistantsService(deps),
     /** Which ElevenLabs agent answers for an assistant (kept whichever provider runs, so links can be made first). */
     agentLinks: createAgentLinksService(deps),

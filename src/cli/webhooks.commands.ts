@@ -38,7 +38,7 @@ export function registerWebhookCommands(program: Command, cli: Cli): void {
       .option('--json', 'print JSON')
       .action((id: string, opts: { json?: boolean }) =>
         cli.withRuntime(async ({ services }) => {
-          const s = await services.subscriptions.setActiveAsOperator(id, active);
+          const s = await services.operator.subscriptions.setActive(id, active);
           output(cli, opts, s, () => line(s));
         }),
       );
@@ -52,7 +52,7 @@ export function registerWebhookCommands(program: Command, cli: Cli): void {
     .option('--json', 'print JSON')
     .action((id: string, opts: { limit: number; json?: boolean }) =>
       cli.withRuntime(async ({ services }) => {
-        const log = await services.subscriptions.deliveryLogAsOperator(id, opts.limit);
+        const log = await services.operator.subscriptions.deliveryLog(id, opts.limit);
         output(
           cli,
           opts,

@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { sameShape } from '../http/index.ts';
 import { EVENT_TYPES } from './event-types.ts';
-import type { SubscriptionView } from './subscriptions.service.ts';
+import type { SubscriptionView } from './subscription-actions.ts';
 import type { WebhookEventsService } from './webhook-events.service.ts';
 
 const instant = z.string().meta({ format: 'date-time' });

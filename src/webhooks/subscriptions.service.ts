@@ -4,34 +4,17 @@ import type { Database, SubscriptionRow } from '../db/index.ts';
 import { checkTargetUrl, invalidTargetInput, newWebhookSecret } from '../delivery/index.ts';
 import { AppError, type Issue, notFound } from '../errors/index.ts';
 import { newSubscriptionId } from '../ids.ts';
-import { deliveryLog } from './delivery-log.ts';
 import { EVENT_TYPES } from './event-types.ts';
+import {
+  activated,
+  activeChanges,
+  attemptLogOf,
+  rowToSubscription,
+  type SubscriptionView,
+} from './subscription-actions.ts';
 import * as repo from './subscriptions.repository.ts';
 
 export const ANNOUNCED_EVENTS = ['sms.received', 'sms.sent'];
-
-export type SubscriptionView = {
-  id: string;
-  url: string;
-  events: string[];
-  description: string;
-  is_active: boolean;
-  created_at: string;
-  consecutive_failures: number;
-  disabled_reason: string | null;
-  secret?: string;
-};
-
-export const rowToSubscription = (r: SubscriptionRow): SubscriptionView => ({
-  id: r.id,
-  url: r.url,
-  events: r.events,
-  description: r.description,
-  is_active: r.is_active,
-  created_at: r.created_at.toISOString(),
-  consecutive_failures: r.consecutive_failures,
-  disabled_reason: r.disabled_reason,
-});
 
 export type SubscriptionsDeps = {
   db: Database;
@@ -62,37 +45,6 @@ export function createSubscriptionsService(deps: SubscriptionsDeps) {
     const row = await repo.findLive(db, customerId, id);
     if (!row) throw notFound('Webhook subscription');
     return row;
-  }
-
-  async function attemptLogOf(row: SubscriptionRow | undefined, limit: number) {
-    if (!row) throw notFound('Webhook subscription');
-    return (
-      await deliveryLog(db, row.customer_id, row.id, { failedOnly: false, start: { offset: 0 }, limit })
-    ).map((a) => ({
-      at: a.attempted_at.toISOString(),
-      status_code: a.status_code,
-      latency_ms: a.latency_ms,
-      error: a.error,
-      delivery_id: a.delivery_id,
-      delivery_status: a.delivery_status,
-      event_id: a.event_id,
-      event: a.event_type,
-    }));
-  }
-
-  function activeChanges(active: boolean) {
-    return {
-      is_active: active,
-      consecutive_failures: 0,
-      failure_counted_at: null,
-      disabled_at: active ? null : clock.now(),
-      disabled_reason: active ? null : 'disabled by the customer',
-    };
-  }
-
-  function activated(row: SubscriptionRow | undefined): SubscriptionView {
-    if (!row) throw notFound('Webhook subscription');
-    return rowToSubscription(row);
   }
 
   return {
@@ -174,12 +126,7 @@ export function createSubscriptionsService(deps: SubscriptionsDeps) {
 
     /** Each attempt: time, status code, latency, error, with its delivery and event. */
     async deliveryLog(customerId: string, id: string, limit = 50) {
-      return attemptLogOf(await repo.findLive(db, customerId, id), limit);
-    },
-
-    /** The operator's view (CLI) of any customer's subscription log. */
-    async deliveryLogAsOperator(id: string, limit = 50) {
-      return attemptLogOf(await repo.findAnyAsOperator(db, id), limit);
+      return attemptLogOf(db, await repo.findLive(db, customerId, id), limit);
     },
 
     async listForCustomer(customerId: string): Promise<SubscriptionView[]> {
@@ -188,12 +135,7 @@ export function createSubscriptionsService(deps: SubscriptionsDeps) {
 
     /** Re-enabling (dashboard) resumes delivery and starts the failure count again. */
     async setActive(customerId: string, id: string, active: boolean): Promise<SubscriptionView> {
-      return activated(await repo.update(db, customerId, id, activeChanges(active)));
-    },
-
-    /** The operator's switch (CLI) for any customer's subscription; otherwise as `setActive`. */
-    async setActiveAsOperator(id: string, active: boolean): Promise<SubscriptionView> {
-      return activated(await repo.updateAsOperator(db, id, activeChanges(active)));
+      return activated(await repo.update(db, customerId, id, activeChanges(clock.now(), active)));
     },
   };
 }

@@ -63,12 +63,12 @@ describe('webhook subscription changes are scoped to their customer', () => {
       (await updateAsOperator(t.db, subId, { description: 'by the operator' }))?.description,
       'by the operator',
     );
-    assert.equal((await t.services.subscriptions.setActiveAsOperator(subId, false)).is_active, false);
-    assert.deepEqual(await t.services.subscriptions.deliveryLogAsOperator(subId), []);
+    assert.equal((await t.services.operator.subscriptions.setActive(subId, false)).is_active, false);
+    assert.deepEqual(await t.services.operator.subscriptions.deliveryLog(subId), []);
     await t.services.subscriptions.unsubscribe(a.customerId, subId);
     assert.equal(await updateAsOperator(t.db, subId, { description: 'too late' }), undefined);
     assert.equal((await row()).description, 'by the operator');
-    await assert.rejects(t.services.subscriptions.setActiveAsOperator(subId, true), {
+    await assert.rejects(t.services.operator.subscriptions.setActive(subId, true), {
       code: 'resource.not_found',
     });
   });
