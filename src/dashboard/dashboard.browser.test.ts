@@ -332,7 +332,9 @@ describe('dashboard in a real browser', { skip: browserSkip }, () => {
     assert.match((await page.locator('.page-head .badge').textContent()) ?? '', /Active/);
     t.clock.advance(60_000); // past the first retry delay of the pending deliveries
     const before = receiver.received.length;
-    assert.equal(await worker.drain(), 10);
+    // Counted at this test's receiver: the drain also takes any other test's due delivery in the shared database.
+    await worker.drain();
+    assert.equal(receiver.received.length - before, 10, 'the 10 pending deliveries, resumed');
     await emitEvent(t, a.customerId, transcriptCallId);
     await worker.drain();
     assert.equal(receiver.received.length - before, 11);
