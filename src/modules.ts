@@ -15,6 +15,12 @@ export type ModuleSpec = {
   tables: readonly string[];
   /** For a group of top-level files: its files. A module without files is the folder of its name. */
   files?: readonly string[];
+  /**
+   * Leaves of a folder module another module may import beside its index.ts: files that import no file but other
+   * leaves of theirs, for a caller that must load light (the operator CLI, whose every command starts a process).
+   * An index.ts loads every file it re-exports, and with them the module's database and libraries.
+   */
+  leaves?: readonly string[];
 };
 export type ModuleMap = Readonly<Record<string, ModuleSpec>>;
 
@@ -60,7 +66,12 @@ export const MODULES: ModuleMap = {
     tables: [],
   },
   crypto: { kind: 'platform', purpose: 'secret box for secrets we must read back', tables: [] },
-  control: { kind: 'platform', purpose: "the data folder's control socket to a running server", tables: [] },
+  control: {
+    kind: 'platform',
+    purpose: "the data folder's control socket to a running server",
+    tables: [],
+    leaves: ['protocol.ts', 'socket-path.ts', 'socket-client.ts'],
+  },
   delivery: {
     kind: 'platform',
     purpose: 'SSRF-guarded sender, target URL check, HMAC signature, retry schedule',
@@ -82,6 +93,7 @@ export const MODULES: ModuleMap = {
     kind: 'domain',
     purpose: "API keys: format, hashing, scopes, authentication, whoami, the server secret's fingerprint",
     tables: ['api_keys', 'api_key_secrets', 'auth_failures', 'server_secret_fingerprint'],
+    leaves: ['scopes.ts'],
   },
   usage: {
     kind: 'domain',
@@ -89,7 +101,12 @@ export const MODULES: ModuleMap = {
     tables: ['key_usage_daily'],
   },
   access: { kind: 'domain', purpose: 'the guard in front of every request; throttled addresses', tables: [] },
-  assistants: { kind: 'domain', purpose: 'assistants: create, list, read', tables: ['assistants'] },
+  assistants: {
+    kind: 'domain',
+    purpose: 'assistants: create, list, read',
+    tables: ['assistants'],
+    leaves: ['voices.ts'],
+  },
   provider: {
     kind: 'domain',
     purpose: 'the voice provider interface (errors as values) and its guard',
@@ -148,7 +165,7 @@ export const MODULES: ModuleMap = {
     kind: 'entry',
     purpose: 'main.ts (the CLI entry), serve.ts, server.ts (listens), worker.ts',
     tables: [],
-    files: ['main.ts', 'serve.ts', 'server.ts', 'worker.ts'],
+    files: ['main.ts', 'serve.ts', 'server.ts', 'worker.ts', 'start-hints.ts', 'operator-socket.ts'],
   },
   testing: { kind: 'tests', purpose: 'test harness, fixtures, doc blocks, the module rules', tables: [] },
   map: { kind: 'tests', purpose: 'this map (src/modules.ts)', tables: [], files: ['modules.ts'] },

@@ -1,16 +1,17 @@
 import type { Logger } from 'pino';
 import { startCallLoops } from './calls/index.ts';
-import { operatorAccess, readStartState, startControlSocket, startHints } from './cli/index.ts';
 import { systemClock } from './clock.ts';
 import { type Config, loadConfig } from './config.ts';
 import { seedDemoUser } from './dashboard/index.ts';
 import { relaxedPolicyWarning } from './delivery/index.ts';
 import { seedDemo } from './demo/index.ts';
 import { createLogger } from './logger.ts';
+import { startControlSocket } from './operator-socket.ts';
 import { openRuntime } from './runtime.ts';
 import { startServer } from './server.ts';
 import { shutDown } from './shutdown.ts';
 import { startSimulatorLoop } from './simulator/index.ts';
+import { operatorAccess, readStartState, startHints } from './start-hints.ts';
 import type { Storage } from './storage.ts';
 import { createConfiguredWorker, registerOutboxGauges } from './worker.ts';
 

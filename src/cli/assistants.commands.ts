@@ -1,5 +1,5 @@
 import type { Command } from 'commander';
-import { VOICE_IDS } from '../assistants/index.ts';
+import { VOICE_IDS } from '../assistants/voices.ts';
 import type { AgentTelephony } from '../db/index.ts';
 import { invalidInput } from '../errors/index.ts';
 import { type Cli, csv, output } from './context.ts';

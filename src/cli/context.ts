@@ -8,7 +8,7 @@ export type CliIo = { out(text: string): void; err(text: string): void; exitCode
 
 /**
  * What the commands run on. Two hosts implement it: the CLI process (local-host.ts: through a running server's
- * control socket when there is one, else on the folder it opens itself) and the server (server-host.ts).
+ * control socket when there is one, else on the folder it opens itself) and the server (src/operator-socket.ts).
  */
 export type Cli = {
   io: CliIo;

@@ -7,12 +7,12 @@ import { loadConfig } from '../config.ts';
 import { ControlSocketError } from '../control/protocol.ts';
 import { openDatabase } from '../db/database.ts';
 import { createLogger } from '../logger.ts';
+import { runSentCommand } from '../operator-socket.ts';
 import type { Runtime } from '../runtime.ts';
 import { newCustomer, startTestApp, type TestApp } from '../testing/test-app.ts';
 import { testDatabase } from '../testing/test-database.ts';
 import { describeFailure, printFailure } from './failure.ts';
 import { bufferedIo, runProgram } from './run-program.ts';
-import { runSentCommand } from './server-host.ts';
 
 const DATA_DIR = '/srv/vca-failure-test';
 const PASSWORD = 'a long operator chosen passphrase';

@@ -1,5 +1,5 @@
 import { CommanderError } from 'commander';
-import { ControlSocketError } from '../control/index.ts';
+import { ControlSocketError } from '../control/protocol.ts';
 import type { ErrorCode } from '../errors/index.ts';
 import { AppError, type Issue } from '../errors/index.ts';
 

@@ -1,5 +1,4 @@
+export type { Cli, CliIo } from './context.ts';
 export { localCli, processIo } from './local-host.ts';
 export { registerOperatorCommands, rootProgram } from './program.ts';
-export { runProgram } from './run-program.ts';
-export { startControlSocket } from './server-host.ts';
-export { operatorAccess, readStartState, startHints } from './start-hints.ts';
+export { bufferedIo, runProgram } from './run-program.ts';

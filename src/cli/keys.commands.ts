@@ -1,7 +1,7 @@
 import type { Command } from 'commander';
 import { AppError } from '../errors/index.ts';
 import type { KeyView } from '../keys/index.ts';
-import { AUTOMATION_PRESET, GRANTABLE_SCOPES } from '../keys/index.ts';
+import { AUTOMATION_PRESET, GRANTABLE_SCOPES } from '../keys/scopes.ts';
 import { type Cli, csv, listed, output } from './context.ts';
 
 /** What the key can call and spend; where its stored values are wider than its customer's limits, those too. */

@@ -1,4 +1,5 @@
-import { controlSocketPath, embeddedDataDir, sendControlRequest } from '../control/index.ts';
+import { controlSocketPath, embeddedDataDir } from '../control/protocol.ts';
+import { sendControlRequest } from '../control/socket-client.ts';
 import type { Runtime, RuntimeOptions } from '../runtime.ts';
 import type { Cli, CliIo } from './context.ts';
 import { readPassword } from './password.ts';

@@ -1,5 +1,4 @@
 import type { Command } from 'commander';
-import { adoptServerSecret } from '../keys/index.ts';
 import { loadServerSecret } from '../server-secret.ts';
 import { type Cli, output } from './context.ts';
 
@@ -17,6 +16,8 @@ export function registerServerSecretCommands(program: Command, cli: Cli): void {
       cli.withRuntime(
         async ({ database, config, clock }) => {
           const secret = loadServerSecret(config.serverSecret, config.dataDir);
+          // Loaded here: the keys module brings the database's code, which the CLI's start must not load.
+          const { adoptServerSecret } = await import('../keys/index.ts');
           const outcome = await adoptServerSecret(database.db, secret, clock.now());
           output(cli, opts, { outcome }, () =>
             outcome === 'adopted'

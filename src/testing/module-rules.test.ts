@@ -113,13 +113,30 @@ describe('module rules', () => {
     assert.deepEqual(checkCycles(commented, MAP), []);
   });
 
-  it('b. find an import past another module’s front door, a re-export too; tests may reach in', () => {
+  it('b. find an import past another module’s front door, a re-export too; a leaf the map names is a door; tests may reach in', () => {
     assert.deepEqual(checkFrontDoors(clean, MAP), []);
     const reachIn = planted(
       append('outbound/outbound.service.ts', "export * from '../calls/calls.repository.ts';"),
     );
     assert.deepEqual(whats(checkFrontDoors(reachIn, MAP)), [
       "outbound/outbound.service.ts: imports calls/calls.repository.ts, behind calls's front door (calls/index.ts)",
+    ]);
+    const leafy: ModuleMap = {
+      ...MAP,
+      calls: { ...(MAP.calls as ModuleMap[string]), leaves: ['statuses.ts'] },
+    };
+    const leafImport = planted({
+      'calls/statuses.ts': "export const STATUSES = ['queued'];\n",
+      'outbound/statuses.ts': "export { STATUSES } from '../calls/statuses.ts';\n",
+    });
+    assert.deepEqual(checkFrontDoors(leafImport, leafy), [], 'a leaf the map names is a door');
+    assert.deepEqual(checkMap(leafImport, leafy), []);
+    const heavyLeaf = planted({
+      'calls/statuses.ts':
+        "import { insertCall } from './calls.repository.ts';\nexport const STATUSES = [insertCall];\n",
+    });
+    assert.deepEqual(whats(checkMap(heavyLeaf, leafy)), [
+      'calls/statuses.ts: calls names statuses.ts a leaf, but it imports calls/calls.repository.ts',
     ]);
   });
 

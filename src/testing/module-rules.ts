@@ -29,9 +29,15 @@ export function moduleOf(file: string, modules: ModuleMap): string {
   return Object.keys(modules).find((name) => modules[name]?.files?.includes(file)) ?? file;
 }
 
-/** The files another module may import: a folder's index.ts, or each file of a group of top-level files. */
+/**
+ * The files another module may import: a folder's index.ts and the leaves the map names, or each file of a group
+ * of top-level files.
+ */
 export function frontDoors(name: string, modules: ModuleMap): readonly string[] {
-  return modules[name]?.files ?? (name.endsWith('.ts') ? [name] : [`${name}/index.ts`]);
+  const spec = modules[name];
+  if (spec?.files) return spec.files;
+  if (name.endsWith('.ts')) return [name];
+  return [`${name}/index.ts`, ...(spec?.leaves ?? []).map((leaf) => `${name}/${leaf}`)];
 }
 
 /** Every rule reads the imports; a tree is scanned once. */
@@ -324,6 +330,18 @@ export function checkMap(tree: SourceTree, modules: ModuleMap): Violation[] {
         rule: 'map',
         what: `${name} owns ${table}, not a table of db/schema.ts`,
       });
+    }
+    for (const leaf of spec.leaves ?? []) {
+      const text = tree.get(`${name}/${leaf}`);
+      const leaves = (spec.leaves ?? []).map((l) => `${name}/${l}`);
+      const beyond = importsOf(tree).filter((i) => i.from === `${name}/${leaf}` && !leaves.includes(i.to));
+      if (text === undefined || beyond.length > 0) {
+        violations.push({
+          file: `${name}/${leaf}`,
+          rule: 'map',
+          what: `${name} names ${leaf} a leaf, but it ${text === undefined ? 'does not exist' : `imports ${beyond[0]?.to}`}`,
+        });
+      }
     }
     if (spec.files) {
       for (const f of spec.files.filter((f) => !tree.has(f))) {

@@ -1,8 +1,8 @@
 import path from 'node:path';
-import type { Config } from '../config.ts';
-import { oldestCustomerIds } from '../customers/index.ts';
-import { firstUserEmail } from '../dashboard/index.ts';
-import type { Database } from '../db/index.ts';
+import type { Config } from './config.ts';
+import { oldestCustomerIds } from './customers/index.ts';
+import { firstUserEmail } from './dashboard/index.ts';
+import type { Database } from './db/index.ts';
 
 export type StartState = {
   /** The oldest customer and the email of its first dashboard user; null when there is no customer. */

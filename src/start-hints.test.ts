@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import path from 'node:path';
 import { describe, it } from 'node:test';
-import { loadConfig } from '../config.ts';
+import { loadConfig } from './config.ts';
 import { type OperatorAccess, operatorAccess, type StartState, startHints } from './start-hints.ts';
 
 const ID = '3f2b9c1e-0000-4000-8000-000000000001';

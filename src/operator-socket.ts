@@ -1,10 +1,15 @@
 import fs from 'node:fs';
-import type { ControlRequest, ControlResponse } from '../control/index.ts';
-import { type ControlSocket, controlSocketPath, listenControlSocket } from '../control/index.ts';
-import type { Runtime } from '../runtime.ts';
-import type { Cli, CliIo } from './context.ts';
-import { registerOperatorCommands, rootProgram } from './program.ts';
-import { bufferedIo, runProgram } from './run-program.ts';
+import {
+  bufferedIo,
+  type Cli,
+  type CliIo,
+  registerOperatorCommands,
+  rootProgram,
+  runProgram,
+} from './cli/index.ts';
+import type { ControlRequest, ControlResponse } from './control/index.ts';
+import { type ControlSocket, controlSocketPath, listenControlSocket } from './control/index.ts';
+import type { Runtime } from './runtime.ts';
 
 /**
  * Opens the data folder's control socket. On the embedded database no other process may open the folder while
