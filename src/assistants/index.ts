@@ -11,4 +11,3 @@ export type { AssistantsService } from './assistants.service.ts';
 export { createAssistantsService } from './assistants.service.ts';
 export type { AssistantView } from './assistants.views.ts';
 export { seedAssistants } from './assistants-seed.ts';
-export { VOICE_IDS } from './voices.ts';
