@@ -9,6 +9,7 @@ import {
   placeCall,
 } from '../testing/outbound.fixtures.ts';
 import { startTestApp, type TestApp } from '../testing/test-app.ts';
+import { eventTypesOf } from '../testing/webhook.fixtures.ts';
 import { findCall } from './lifecycle.repository.ts';
 import { PLACEMENT_LOST, PROVIDER_LOST, UNPLACED_AFTER_SECONDS } from './reconcile.ts';
 
@@ -22,15 +23,7 @@ describe('reconciliation with the provider (calls that have not ended)', () => {
   after(() => t.close());
 
   const status = async (id: string) => (await findCall(t.db, id))?.status;
-  const eventTypes = async (callId: string) =>
-    (
-      await t.db
-        .selectFrom('events')
-        .select('type')
-        .where('call_id', '=', callId)
-        .orderBy('sequence')
-        .execute()
-    ).map((e) => e.type);
+  const eventTypes = (callId: string) => eventTypesOf(t, callId);
   const place = async (to = ANSWERS): Promise<string> => {
     const res = await placeCall(t, c, { to_number: to });
     assert.equal(res.status, 201, res.text);

@@ -15,7 +15,7 @@ import { type Caller, newAssistant, newCaller, placeCall } from '../testing/outb
 import { rawRequest } from '../testing/raw-tls.ts';
 import { type Receiver, startReceiver } from '../testing/receiver.ts';
 import { startTestApp, type TestApp } from '../testing/test-app.ts';
-import { testWorker } from '../testing/webhook.fixtures.ts';
+import { eventTypesOf, testWorker } from '../testing/webhook.fixtures.ts';
 import type { DeliveryWorker } from '../webhooks/delivery-worker.ts';
 import { createTranscriptReadyProcessor } from '../webhooks/transcript-ready.ts';
 import {
@@ -137,15 +137,7 @@ describe('PROVIDER=elevenlabs against a local fake of the Agents API (through th
 
   const call = (id: string) =>
     t.db.selectFrom('calls').selectAll().where('id', '=', id).executeTakeFirstOrThrow();
-  const eventTypes = async (callId: string) =>
-    (
-      await t.db
-        .selectFrom('events')
-        .select('type')
-        .where('call_id', '=', callId)
-        .orderBy('sequence')
-        .execute()
-    ).map((e) => e.type);
+  const eventTypes = (callId: string) => eventTypesOf(t, callId);
   /** Bodies the delivery worker sent for one call, by event type. */
   async function delivered(callId: string): Promise<Record<string, Record<string, unknown>>> {
     await worker.drain();

@@ -116,6 +116,12 @@ export async function subscribe(
 export const subscriptionRow = (t: TestApp, id: string) =>
   t.db.selectFrom('webhook_subscriptions').selectAll().where('id', '=', id).executeTakeFirstOrThrow();
 
+/** The types of the events recorded for a call, in their order. */
+export const eventTypesOf = async (t: TestApp, callId: string): Promise<string[]> =>
+  (
+    await t.db.selectFrom('events').select('type').where('call_id', '=', callId).orderBy('sequence').execute()
+  ).map((e) => e.type);
+
 /** A new customer subscribed to call.completed at `url`, and one call.completed event of theirs: one pending delivery. */
 export async function subscribedEvent(
   t: TestApp,
