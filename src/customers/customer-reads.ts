@@ -1,3 +1,4 @@
+import { type RawBuilder, sql } from 'kysely';
 import type { CustomerRow, Database } from '../db/index.ts';
 import { prepare } from '../db/index.ts';
 
@@ -38,10 +39,12 @@ export async function findAuthCustomer(db: Database, id: string): Promise<AuthCu
   return row;
 }
 
-/** The customer's name (every dashboard page shows it). */
-export async function customerName(db: Database, id: string): Promise<string | undefined> {
-  return (await db.selectFrom('customers').select('name').where('id', '=', id).executeTakeFirst())?.name;
-}
+/**
+ * The name of the customer `customerId` names (a column reference such as `s.customer_id`), as an expression another
+ * module's query selects: one primary-key lookup in the same statement, the customers table named only here.
+ */
+export const customerNameOf = (customerId: string): RawBuilder<string> =>
+  sql<string>`(select c.name from customers c where c.id = ${sql.ref(customerId)})`;
 
 /** The ids of the `limit` oldest customers, oldest first. */
 export async function oldestCustomerIds(db: Database, limit: number): Promise<string[]> {

@@ -1,6 +1,6 @@
 export type { AuthCustomer } from './customer-reads.ts';
 export {
-  customerName,
+  customerNameOf,
   findAuthCustomer,
   findCustomer,
   findLimits,

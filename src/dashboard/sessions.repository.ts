@@ -1,16 +1,17 @@
+import { customerNameOf } from '../customers/index.ts';
 import type { DashboardSessionRow, Database } from '../db/index.ts';
 
 export async function insertSession(db: Database, row: DashboardSessionRow): Promise<void> {
   await db.insertInto('dashboard_sessions').values(row).execute();
 }
 
-/** The session with its user's email (every page shows it). */
+/** The session with its user's email and customer's name (every page shows them), in one statement. */
 export const findByTokenHash = (db: Database, tokenHash: string) =>
   db
     .selectFrom('dashboard_sessions as s')
     .innerJoin('dashboard_users as u', 'u.id', 's.user_id')
     .selectAll('s')
-    .select('u.email')
+    .select(['u.email', customerNameOf('s.customer_id').as('customer_name')])
     .where('s.token_hash', '=', tokenHash)
     .executeTakeFirst();
 

@@ -1,7 +1,6 @@
 import { createHash, randomBytes } from 'node:crypto';
 import type { Clock } from '../clock.ts';
 import type { SecretBox } from '../crypto/index.ts';
-import { customerName } from '../customers/index.ts';
 import type { Database } from '../db/index.ts';
 import { newUuid } from '../ids.ts';
 import * as repo from './sessions.repository.ts';
@@ -116,7 +115,7 @@ export function createSessionsService(deps: { db: Database; clock: Clock; secret
         csrfToken: row.csrf_token,
         expiresAt: row.expires_at,
         email: row.email,
-        customerName: (await customerName(db, row.customer_id)) ?? '',
+        customerName: row.customer_name,
         flash,
       };
     },
