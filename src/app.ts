@@ -125,7 +125,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
     clock: options.clock,
     settings: options.dashboard,
   });
-  registerOpsRoutes(app, options.readinessProbes, options.metrics);
+  registerOpsRoutes(app, options.readinessProbes, options.metrics, options.services.providerStatus);
   // The provider's own webhooks (PROVIDER=elevenlabs): outside /api/v1, signed by the provider, not keyed.
   const { elevenlabs } = options.services;
   if (elevenlabs) {

@@ -122,6 +122,8 @@ const envSchema = z.object({
     .transform((v) => v.replace(/\/+$/, '')),
   /** How long one request to the provider may take before it counts as a timeout. */
   PROVIDER_TIMEOUT_MS: int(100, 120_000, 10_000),
+  /** PROVIDER=elevenlabs: how often the server checks that ElevenLabs answers its key (`/readyz`, the log). */
+  PROVIDER_CHECK_INTERVAL_SECONDS: int(5, 3600, 60),
   /** Simulator fault injection: `unavailable` fails every API call, `slow` delays each by PROVIDER_SLOW_MS. */
   PROVIDER_FAULT: z.enum(['none', 'unavailable', 'slow']).default('none'),
   PROVIDER_SLOW_MS: int(0, 120_000, 3000),

@@ -77,7 +77,9 @@ export async function openRuntime(
     // Errors surface on each command (and the limiter judges without Redis); the event only needs a listener.
     redis?.on('error', () => {});
     const limiter = redis ? createRedisLimiter(redis, logger) : createMemoryLimiter();
+    const metrics = createMetrics();
     const services = createServices({
+      providerObserver: metrics.provider,
       db: database.db,
       provider: providerChoice(config),
       notifications: database.notifications,
@@ -106,7 +108,7 @@ export async function openRuntime(
       database,
       services,
       secretBox,
-      metrics: createMetrics(),
+      metrics,
       limiter,
       redis,
       clock,

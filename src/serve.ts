@@ -5,6 +5,7 @@ import { type Config, loadConfig } from './config.ts';
 import { seedDemoUser } from './dashboard/index.ts';
 import { relaxedPolicyWarning } from './delivery/index.ts';
 import { seedDemo } from './demo/index.ts';
+import { webhookExposureWarning } from './elevenlabs/index.ts';
 import { createLogger } from './logger.ts';
 import { startControlSocket } from './operator-socket.ts';
 import { openRuntime } from './runtime.ts';
@@ -52,12 +53,21 @@ export async function serve(config: Config, opening: Promise<Storage>): Promise<
     },
     { demo: config.demoSeed && runtime.database.kind === 'pglite' && config.provider === 'simulator' },
   );
+  const { elevenlabs } = runtime.services;
   const reconciliation =
-    runtime.services.elevenlabs?.startReconciliation({
-      lifecycle,
-      logger,
-      intervalSeconds: config.reconcileIntervalSeconds,
-    }) ?? null;
+    elevenlabs?.startReconciliation({ lifecycle, intervalSeconds: config.reconcileIntervalSeconds }) ?? null;
+  // The first check is awaited so that the banner can say what it found; the server is already answering.
+  if (elevenlabs) await elevenlabs.health.check();
+  const healthChecks =
+    elevenlabs?.health.start({ intervalSeconds: config.providerCheckIntervalSeconds, logger }) ?? null;
+  const exposure = elevenlabs
+    ? webhookExposureWarning({
+        host: config.host,
+        tlsCertFile: config.tlsCertFile,
+        trustedProxies: config.trustedProxies,
+      })
+    : null;
+  if (exposure) logger.warn(exposure);
 
   const lines = [
     '',
@@ -65,6 +75,9 @@ export async function serve(config: Config, opening: Promise<Storage>): Promise<
     `  API reference: ${server.url}/docs (OpenAPI: ${server.url}/api/v1/openapi.json)`,
     `  dashboard: ${server.url}/dashboard/${demoUser ? ` (sign in as ${demoUser.email} / ${demoUser.password}, shown once)` : ''}`,
     `  storage: ${runtime.database.kind === 'pglite' ? `embedded PGlite in ${config.dataDir}` : 'PostgreSQL'}; rate limits: ${runtime.redis ? 'Redis' : 'in memory'}`,
+    elevenlabs
+      ? `  provider: ElevenLabs Agents at ${config.elevenlabsBaseUrl} (${elevenlabs.health.current().state === 'ok' ? 'answers our key' : 'see the WARNING below'}); its webhook: ${server.url}/provider/elevenlabs/webhook`
+      : '  provider: the built-in simulator (no real calls; PROVIDER=elevenlabs places real ones)',
     ...(server.plainUrl
       ? [`  plain HTTP on ${server.plainUrl} (refused unless via a trusted TLS proxy)`]
       : []),
@@ -79,6 +92,7 @@ export async function serve(config: Config, opening: Promise<Storage>): Promise<
         ]
       : startHints(await readStartState(runtime.database.db), operatorAccess(config, control !== null))),
     ...(relaxed ? ['', `  WARNING: ${relaxed}`] : []),
+    ...[elevenlabs?.health.warning(), exposure].flatMap((w) => (w ? ['', `  WARNING: ${w}`] : [])),
     '',
   ];
   process.stderr.write(`${lines.join('\n')}\n`);
@@ -95,6 +109,7 @@ export async function serve(config: Config, opening: Promise<Storage>): Promise<
         { name: 'simulator', run: () => simulation.stop() },
         { name: 'call post-processing and reconciliation', run: () => callLoops.stop() },
         { name: 'ElevenLabs reconciliation', run: () => reconciliation?.stop() },
+        { name: 'ElevenLabs health check', run: () => healthChecks?.stop() },
         { name: 'webhook worker', run: () => delivery?.close() },
         { name: 'storage', run: () => runtime.close() },
       ],

@@ -13,7 +13,7 @@ import type { KeyHasher } from './keys/index.ts';
 import { createAuthenticator, createKeyCache, createKeysOperator, createKeysService } from './keys/index.ts';
 import { createCallbackSecrets, createOutboundService } from './outbound/index.ts';
 import type { OutboundLimits } from './outbound-limits.ts';
-import { guardProvider } from './provider/index.ts';
+import { guardProvider, type ProviderObserver, type ProviderStatus } from './provider/index.ts';
 import type { Signer } from './signer.ts';
 import { createSimulator } from './simulator/index.ts';
 import { createTranscriptsService } from './transcripts/index.ts';
@@ -33,6 +33,8 @@ export type CoreDeps = {
   provider?: ProviderChoice | undefined;
   /** The simulated provider account whose calls this process drives; instances of a deployment share the default. */
   simulatorAccount?: string | undefined;
+  /** Where the provider counts its requests and reconciliation passes (`/metrics`); nowhere in most tests. */
+  providerObserver?: ProviderObserver | undefined;
   /** The database handle's notifications: the key cache listens to them. */
   notifications: Notifications;
   clock: Clock;
@@ -57,6 +59,11 @@ export type CoreDeps = {
   };
 };
 
+const SIMULATOR_STATUS: ProviderStatus = {
+  current: () => ({ name: 'simulator', state: 'ok', checked_at: null, since: null, detail: null }),
+  warning: () => null,
+};
+
 /** The one domain layer: the HTTP API, the CLI and the dashboard all call these. */
 export function createServices(deps: CoreDeps) {
   // The provider: the built-in simulator on the injected clock, behind a guard that turns every failure into a
@@ -65,7 +72,13 @@ export function createServices(deps: CoreDeps) {
   const choice = deps.provider ?? { kind: 'simulator' };
   const elevenlabs =
     choice.kind === 'elevenlabs'
-      ? createElevenLabs({ db: deps.db, clock: deps.clock, settings: choice })
+      ? createElevenLabs({
+          db: deps.db,
+          clock: deps.clock,
+          settings: choice,
+          logger: deps.logger,
+          observer: deps.providerObserver,
+        })
       : null;
   const provider = guardProvider(elevenlabs?.provider ?? simulator, {
     logger: deps.logger,
@@ -84,13 +97,15 @@ export function createServices(deps: CoreDeps) {
     },
     assistants: createAssistantsService(deps),
     /** Which ElevenLabs agent answers for an assistant (kept whichever provider runs, so links can be made first). */
-    agentLinks: createAgentLinksService(deps),
+    agentLinks: createAgentLinksService({ ...deps, lookups: elevenlabs?.lookups ?? null }),
     calls: createCallsService(deps),
     authenticator: createAuthenticator({ ...deps, keyCache }),
     simulator,
     /** ElevenLabs when PROVIDER=elevenlabs (its webhook route and reconciliation use it), else null. */
     elevenlabs,
     provider,
+    /** Which provider runs and, for ElevenLabs, what its last periodic check found (`/readyz`, the banner). */
+    providerStatus: elevenlabs ? elevenlabs.health : SIMULATOR_STATUS,
     lifecycle: createLifecycleService({ ...voice, reports: callListeners() }),
     outbound: createOutboundService({
       ...voice,

@@ -5,7 +5,7 @@ import { invalidInput } from '../errors/index.ts';
 import { type Cli, csv, output } from './context.ts';
 
 export function registerAssistantCommands(program: Command, cli: Cli): void {
-  const assistants = program.command('assistants').description('Create assistants');
+  const assistants = program.command('assistants').description('Create, list and link assistants');
   assistants
     .command('create')
     .description('Create an assistant for a customer')
@@ -70,7 +70,61 @@ export function registerAssistantCommands(program: Command, cli: Cli): void {
           cli,
           opts,
           link,
-          () => `Linked assistant ${link.assistantId} to agent ${link.agentId} (${numbers.length} numbers)`,
+          () =>
+            `Linked assistant ${link.assistantId} to agent ${link.agentId} (${numbers.length} numbers), ${
+              link.checked
+                ? 'checked with ElevenLabs'
+                : 'not checked: PROVIDER is not elevenlabs here; `provider check` checks it once it is'
+            }`,
+        );
+      }),
+    );
+  assistants
+    .command('list')
+    .description("List a customer's assistants, their numbers and their ElevenLabs links")
+    .requiredOption('--customer <customerId>')
+    .option('--json', 'print JSON')
+    .action((opts: { customer: string; json?: boolean }) =>
+      cli.withRuntime(async ({ services }) => {
+        const rows = [];
+        let cursor: string | undefined;
+        do {
+          const page = await services.assistants.listAssistants(opts.customer, {
+            limit: 100,
+            ...(cursor ? { cursor } : {}),
+          });
+          rows.push(...page.data);
+          cursor = page.next_cursor ?? undefined;
+        } while (cursor);
+        const links = await services.agentLinks.agentLinks(rows.map((a) => a.id));
+        const listing = rows.map((a) => {
+          const link = links.get(a.id);
+          return {
+            id: a.id,
+            name: a.name,
+            is_active: a.is_active,
+            agent_id: link?.agentId ?? null,
+            phone_numbers: a.phone_numbers.map((e164) => ({
+              number: e164,
+              phone_number_id: link?.phoneNumbers[e164]?.id ?? null,
+              telephony: link?.phoneNumbers[e164]?.telephony ?? null,
+            })),
+          };
+        });
+        output(cli, opts, listing, () =>
+          listing.length === 0
+            ? `Customer ${opts.customer} has no assistants.`
+            : listing
+                .map((a) =>
+                  [
+                    `${a.id}  ${a.name}${a.is_active ? '' : ' (inactive)'}  ${a.agent_id ? `agent ${a.agent_id}` : 'not linked'}`,
+                    ...a.phone_numbers.map(
+                      (n) =>
+                        `    ${n.number}  ${n.phone_number_id ? `${n.phone_number_id} (${n.telephony})` : 'not linked'}`,
+                    ),
+                  ].join('\n'),
+                )
+                .join('\n'),
         );
       }),
     );

@@ -4,6 +4,7 @@ import { registerCallCommands } from './calls.commands.ts';
 import type { Cli, CliIo } from './context.ts';
 import { registerCustomerCommands } from './customers.commands.ts';
 import { registerKeyCommands } from './keys.commands.ts';
+import { registerProviderCommands } from './provider.commands.ts';
 import { registerSeedCommand } from './seed.commands.ts';
 import { registerServerSecretCommands } from './server-secret.commands.ts';
 import { registerUserCommands } from './users.commands.ts';
@@ -37,6 +38,7 @@ export function registerOperatorCommands(program: Command, cli: Cli): Command {
   registerKeyCommands(program, cli);
   registerAssistantCommands(program, cli);
   registerCallCommands(program, cli);
+  registerProviderCommands(program, cli);
   registerWebhookCommands(program, cli);
   registerSeedCommand(program, cli);
   registerUserCommands(program, cli);

@@ -48,3 +48,8 @@ export async function assistantForAgent(db: Database, agentId: string): Promise<
 export function linkedAgents(db: Database): Promise<{ assistant_id: string; agent_id: string }[]> {
   return db.selectFrom('assistant_agents').select(['assistant_id', 'agent_id']).execute();
 }
+
+/** Every link, oldest first (`provider check` checks each). */
+export function allAgentLinks(db: Database): Promise<AssistantAgentRow[]> {
+  return db.selectFrom('assistant_agents').selectAll().orderBy('updated_at').orderBy('assistant_id').execute();
+}

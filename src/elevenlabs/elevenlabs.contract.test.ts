@@ -89,6 +89,12 @@ describe('PROVIDER=elevenlabs against a local fake of the Agents API (through th
     clock: t.clock,
   });
 
+  /** An agent and a number assigned to it, as the operator set them up in ElevenLabs before linking. */
+  function inFake(agentId: string, phoneNumberId: string, e164: string, telephony: 'twilio' | 'sip_trunk' = 'twilio') {
+    fake.addAgent(agentId);
+    fake.addNumber(phoneNumberId, e164, { agentId, provider: telephony });
+  }
+
   /** A caller whose assistant is linked to a fresh agent, subscribed to every call event unless told not to. */
   async function linkedCaller(
     telephony: 'twilio' | 'sip_trunk' = 'twilio',
@@ -98,7 +104,7 @@ describe('PROVIDER=elevenlabs against a local fake of the Agents API (through th
     agentSeq += 1;
     const agentId = `agent_${agentSeq}_${c.customerId.slice(0, 8)}`;
     const phoneNumberId = `phnum_${agentSeq}`;
-    fake.addNumber(phoneNumberId, AGENT_NUMBER);
+    inFake(agentId, phoneNumberId, AGENT_NUMBER, telephony);
     await t.services.agentLinks.linkAgent({
       assistantId: c.assistant.id,
       agentId,
@@ -331,7 +337,6 @@ describe('PROVIDER=elevenlabs against a local fake of the Agents API (through th
     try {
       const loop = elevenlabs().startReconciliation({
         lifecycle: t.services.lifecycle,
-        logger: createLogger('silent'),
         intervalSeconds: 300,
       });
       mock.timers.tick(299_000);
@@ -472,6 +477,7 @@ describe('PROVIDER=elevenlabs against a local fake of the Agents API (through th
       const c = await linkedCaller();
       const id: string = (await placeCall(t, c, { to_number: CUSTOMER_NUMBER })).body.id;
       const own = conversationOf(id);
+      inFake(`${c.agentId}_relinked`, `phnum_${agentSeq}`, AGENT_NUMBER);
       await t.services.agentLinks.linkAgent({
         assistantId: c.assistant.id,
         agentId: `${c.agentId}_relinked`,
@@ -488,6 +494,7 @@ describe('PROVIDER=elevenlabs against a local fake of the Agents API (through th
 
       const second = await placeCall(t, c, { to_number: CUSTOMER_NUMBER });
       const sibling = await newAssistant(t, c.customerId, { phoneNumbers: ['+14155550104'] });
+      inFake(`${c.agentId}_sibling`, `phnum_${agentSeq}_sibling`, '+14155550104');
       await t.services.agentLinks.linkAgent({
         assistantId: sibling.id,
         agentId: `${c.agentId}_sibling`,

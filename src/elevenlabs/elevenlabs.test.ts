@@ -3,7 +3,7 @@ import { createHmac } from 'node:crypto';
 import { describe, it } from 'node:test';
 import { ElevenLabsError, ElevenLabsTimeoutError } from '@elevenlabs/elevenlabs-js';
 import { wireConversation } from '../testing/fake-elevenlabs.ts';
-import { providerErrorOf } from './errors.ts';
+import { failureOf } from './errors.ts';
 import { conversationOf, eventsOf, usd } from './events.ts';
 import { type ConversationFacts, conversationFacts } from './facts.ts';
 import { readSignatureHeader, signatureHeader, signatureMatches } from './signature.ts';
@@ -202,7 +202,7 @@ describe('ElevenLabs errors → provider errors', () => {
   ];
   for (const [name, error, code, retryable, retryAfter] of cases) {
     it(`${name} → ${code}`, () => {
-      const e = providerErrorOf(error, 'x', 1000);
+      const { error: e } = failureOf(error, 'x', { timeoutMs: 1000, apiKey: 'k' });
       assert.equal(e.code, code);
       assert.equal(e.retryable, retryable);
       assert.equal(e.retryAfterSeconds, retryAfter);

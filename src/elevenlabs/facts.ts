@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { model, opt, type Read, readAnswer } from './answers.ts';
 
 /**
  * What we read of one ElevenLabs conversation, whichever way it reached us: `GET /v1/convai/conversations/{id}`
@@ -28,25 +29,12 @@ export type ConversationFacts = {
   hasAudio: boolean;
 };
 
-const opt = <T extends z.ZodType>(s: T) => s.nullish();
-const snakeToCamel = (key: string) => key.replace(/_([a-z])/g, (_, c: string) => c.toUpperCase());
-/**
- * An object of the model under the SDK's (camel case) names, read from either form: its own keys are renamed from
- * the wire's snake case, not those of the records inside it (data collection ids are the customer's own).
- */
-const model = <T extends z.ZodRawShape>(shape: T) =>
-  z.preprocess(
-    (v) =>
-      v && typeof v === 'object' && !Array.isArray(v)
-        ? Object.fromEntries(Object.entries(v).map(([k, x]) => [snakeToCamel(k), x]))
-        : v,
-    z.object(shape),
-  );
-
 /**
  * The conversation model (api/types/GetConversationResponseModel.d.ts and the models it names; on the wire
  * serialization/types/…), only the fields we use; anything else passes. The webhook's `data` is this model
- * (ElevenLabs' post-call webhook page).
+ * (ElevenLabs' post-call webhook page). Needed: the ids, the status, the start and the length, and of a phone
+ * call its direction and both numbers; the rest (analysis, cost, audio flag, telephony result, our call id, the
+ * transcript) is read when it is there. A transcript turn needs its role and its time.
  */
 const conversationModel = model({
   agentId: z.string(),
@@ -59,26 +47,26 @@ const conversationModel = model({
     callDurationSecs: z.number(),
     costFiat: opt(z.number()),
     terminationReason: opt(z.string()),
-    // Exotel calls carry other fields; we read Twilio and SIP trunk ones.
-    phoneCall: opt(
-      z.union([
-        model({ type: z.literal('exotel') }),
+    // Exotel calls carry other fields; we read Twilio and SIP trunk ones (an Exotel call reads as no phone call).
+    phoneCall: z.preprocess(
+      (v) => (v && typeof v === 'object' && (v as { type?: unknown }).type === 'exotel' ? null : v),
+      opt(
         model({
-          type: z.string(),
           direction: z.enum(['inbound', 'outbound']),
           agentNumber: z.string(),
           externalNumber: z.string(),
-          callResult: opt(z.enum(['answered', 'voicemail', 'busy', 'no_answer', 'failed'])),
+          // A result named after our time (a new enum value) reads as none: the status still tells the end.
+          callResult: opt(z.enum(['answered', 'voicemail', 'busy', 'no_answer', 'failed'])).catch(null),
         }),
-      ]),
+      ),
     ),
   }),
   analysis: opt(
     model({
-      transcriptSummary: z.string(),
+      transcriptSummary: opt(z.string()),
       callSuccessful: opt(z.string()),
       dataCollectionResults: opt(z.record(z.string(), z.object({ value: z.unknown() }))),
-      evaluationCriteriaResults: opt(z.record(z.string(), z.object({ result: z.string() }))),
+      evaluationCriteriaResults: opt(z.record(z.string(), z.object({ result: opt(z.string()) }))),
     }),
   ),
   conversationInitiationClientData: opt(model({ userId: opt(z.string()) })),
@@ -92,22 +80,30 @@ function insightsOf(a: z.output<typeof conversationModel>['analysis']): Conversa
     ...Object.entries(a.dataCollectionResults ?? {}).map(([name, r]) => ({ name, result: r.value ?? null })),
     ...Object.entries(a.evaluationCriteriaResults ?? {}).map(([name, r]) => ({
       name: `evaluation.${name}`,
-      result: r.result,
+      result: r.result ?? null,
     })),
     ...(a.callSuccessful ? [{ name: 'call_successful', result: a.callSuccessful }] : []),
   ];
 }
 
 /**
- * From the SDK's parsed `GetConversationResponseModel` or the `data` of a `post_call_transcription` webhook, as
- * received (null when it is not a conversation we can read).
+ * From the SDK's parsed `GetConversationResponseModel`, the raw body of `GET …/conversations/{id}` or the `data` of
+ * a `post_call_transcription` webhook, as received; else each field we need that it lacks.
  */
+export function readConversation(raw: unknown): Read<ConversationFacts> {
+  const read = readAnswer(conversationModel, raw);
+  return read.ok ? { ok: true, value: factsOf(read.value) } : read;
+}
+
+/** The facts of a conversation, or null when it is not one we can read (the webhook's `data`). */
 export function conversationFacts(raw: unknown): ConversationFacts | null {
-  const parsed = conversationModel.safeParse(raw);
-  if (!parsed.success) return null;
-  const c = parsed.data;
+  const read = readConversation(raw);
+  return read.ok ? read.value : null;
+}
+
+function factsOf(c: z.output<typeof conversationModel>): ConversationFacts {
   const m = c.metadata;
-  const phone = m.phoneCall && 'agentNumber' in m.phoneCall ? m.phoneCall : null;
+  const phone = m.phoneCall ?? null;
   return {
     conversationId: c.conversationId,
     agentId: c.agentId,

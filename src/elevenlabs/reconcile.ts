@@ -1,3 +1,4 @@
+import type { Logger } from 'pino';
 import type { LifecycleService } from '../calls/index.ts';
 import {
   applyProviderEvents,
@@ -7,7 +8,8 @@ import {
 } from '../calls/index.ts';
 import type { Clock } from '../clock.ts';
 import type { Database } from '../db/index.ts';
-import { type Loop, type LoopLogger, startLoop } from '../loop.ts';
+import { type Loop, startLoop } from '../loop.ts';
+import type { ProviderError, ProviderObserver, ProviderResult } from '../provider/index.ts';
 import type { ElevenLabsProvider } from './adapter.ts';
 import { linkedAgents } from './agent-links.repository.ts';
 
@@ -25,11 +27,32 @@ export type ElevenLabsReconcileDeps = {
 };
 
 /**
+ * A pass ended early because ElevenLabs failed (unreachable, refused, unreadable): the rest would fail alike, so
+ * it stops at the first such request rather than log one failure per call; the next pass starts over.
+ */
+export class ReconcilePassFailed extends Error {
+  readonly failure: ProviderError;
+  constructor(failure: ProviderError) {
+    super(failure.detail);
+    this.failure = failure;
+    this.name = 'ReconcilePassFailed';
+  }
+}
+
+/** The value, null for something ElevenLabs does not know, or the end of the pass. */
+function orStop<T>(result: ProviderResult<T>): T | null {
+  if (result.ok) return result.value;
+  if (result.error.code === 'not_found') return null;
+  throw new ReconcilePassFailed(result.error);
+}
+
+/**
  * Inbound calls we missed: every linked agent's conversations started in the look-back window
  * (`GET /v1/convai/conversations?agent_id=…&call_start_after_unix=…`, every cursor page); each one we do not know
  * is read (`GET /v1/convai/conversations/{id}`) and its events applied, which creates an inbound call (an outbound
  * conversation of a call we do not have stays unknown). Returns how many conversations were new to us. Once
  * `signal` is aborted (the server is stopping) it ends after the request in hand; the next pass finds the rest.
+ * A failed request ends it with ReconcilePassFailed.
  */
 export async function reconcileMissedCalls(
   deps: ElevenLabsReconcileDeps,
@@ -40,14 +63,13 @@ export async function reconcileMissedCalls(
   let found = 0;
   for (const agentId of agentIds) {
     if (signal?.aborted) return found;
-    const listed = await deps.provider.conversationsSince(agentId, after);
-    if (!listed.ok) continue;
-    for (const id of listed.value) {
+    const listed = orStop(await deps.provider.conversationsSince(agentId, after)) ?? [];
+    for (const id of listed) {
       if (signal?.aborted) return found;
       if (await knowsProviderCall(deps.db, id)) continue;
-      const events = await deps.provider.callEvents(id);
-      if (!events.ok) continue;
-      const outcomes = await applyProviderEvents(deps.lifecycle, events.value);
+      const events = orStop(await deps.provider.callEvents(id));
+      if (!events) continue;
+      const outcomes = await applyProviderEvents(deps.lifecycle, events);
       if (outcomes.includes('applied')) found += 1;
     }
   }
@@ -58,7 +80,7 @@ export async function reconcileMissedCalls(
  * Placements that timed out stay queued without a provider handle: look each up by our call id (its `user_id`
  * upstream); one ElevenLabs did start gets its handle and its events. One it never started is left to the
  * calls' own reconciliation, which ends it (`placement_lost`). Returns how many were found. Once `signal` is
- * aborted it ends after the placement in hand.
+ * aborted it ends after the placement in hand. A failed request ends it with ReconcilePassFailed.
  */
 export async function resolveUnconfirmedPlacements(
   deps: ElevenLabsReconcileDeps,
@@ -76,29 +98,43 @@ export async function resolveUnconfirmedPlacements(
     if (signal?.aborted) return found;
     const agentId = agentOf.get(row.assistant_id);
     if (!agentId) continue;
-    const placed = await deps.provider.findPlacement(agentId, row.call_id);
-    if (!placed.ok || !placed.value) continue;
-    const conversationId = placed.value;
+    const conversationId = orStop(await deps.provider.findPlacement(agentId, row.call_id));
+    if (!conversationId) continue;
     if (!(await recordLateProviderCall(deps.db, row.call_id, conversationId, deps.clock.now()))) continue;
     found += 1;
-    const events = await deps.provider.callEvents(conversationId);
-    if (events.ok) await applyProviderEvents(deps.lifecycle, events.value);
+    const events = orStop(await deps.provider.callEvents(conversationId));
+    if (events) await applyProviderEvents(deps.lifecycle, events);
   }
   return found;
 }
 
 /**
  * Both passes every `intervalSeconds` (RECONCILE_INTERVAL_SECONDS) in the server process, beside the calls' own
- * reconciliation; never overlapping.
+ * reconciliation; never overlapping. Each pass is counted (`provider_reconciliations_total{result}`); one that
+ * ElevenLabs failed is logged once, with the cause, beside the failed request's own line.
  */
 export function startElevenLabsReconciliation(
-  deps: ElevenLabsReconcileDeps & { logger: LoopLogger; intervalSeconds: number },
+  deps: ElevenLabsReconcileDeps & {
+    logger: Logger;
+    intervalSeconds: number;
+    observer?: ProviderObserver | undefined;
+  },
 ): Loop {
   return startLoop(
     { name: 'ElevenLabs reconciliation', intervalMs: deps.intervalSeconds * 1000, logger: deps.logger },
     async (signal) => {
-      await resolveUnconfirmedPlacements(deps, signal);
-      await reconcileMissedCalls(deps, signal);
+      try {
+        await resolveUnconfirmedPlacements(deps, signal);
+        await reconcileMissedCalls(deps, signal);
+        deps.observer?.reconciliation('ok');
+      } catch (error) {
+        deps.observer?.reconciliation('failed');
+        if (!(error instanceof ReconcilePassFailed)) throw error;
+        deps.logger.warn(
+          { provider: 'elevenlabs', code: error.failure.code, cause: error.failure.detail },
+          `ElevenLabs reconciliation pass failed: ${error.failure.detail} The next pass, in ${deps.intervalSeconds} s, starts over.`,
+        );
+      }
     },
   );
 }

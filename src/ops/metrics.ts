@@ -1,4 +1,5 @@
 import { Counter, collectDefaultMetrics, Gauge, Histogram, Registry } from 'prom-client';
+import type { ProviderObserver } from '../provider/index.ts';
 
 /**
  * Prometheus metrics. Labels never carry customer ids or key prefixes: cardinality stays bounded and
@@ -43,8 +44,33 @@ export function createMetrics() {
     help: 'Subscriptions disabled by consecutive failures or 410 Gone',
     registers: [registry],
   });
+  const providerRequests = new Counter({
+    name: 'provider_requests_total',
+    help: 'Requests to the voice provider (ElevenLabs) by operation and outcome',
+    labelNames: ['operation', 'outcome'] as const,
+    registers: [registry],
+  });
+  const providerDrift = new Counter({
+    name: 'provider_answer_drift_total',
+    help: "Provider answers the SDK refused for their shape and we read with our own model, by operation",
+    labelNames: ['operation'] as const,
+    registers: [registry],
+  });
+  const reconciliations = new Counter({
+    name: 'provider_reconciliations_total',
+    help: 'Provider reconciliation passes (timed-out placements, unreported conversations) by result',
+    labelNames: ['result'] as const,
+    registers: [registry],
+  });
+  const provider: ProviderObserver = {
+    request: (operation, outcome) => providerRequests.inc({ operation, outcome }),
+    drift: (operation) => providerDrift.inc({ operation }),
+    reconciliation: (result) => reconciliations.inc({ result }),
+  };
   return {
     registry,
+    /** What the provider reports of its requests and passes. */
+    provider,
     observeRequest(
       route: string,
       method: string,

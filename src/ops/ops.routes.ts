@@ -1,5 +1,6 @@
 import type { FastifyInstance } from 'fastify';
 import { AppError } from '../errors/index.ts';
+import type { ProviderStatus } from '../provider/index.ts';
 import type { Metrics } from './metrics.ts';
 import type { ReadinessProbe } from './readiness.ts';
 
@@ -9,8 +10,17 @@ const withTimeout = <T>(p: Promise<T>, ms: number): Promise<T> =>
     new Promise<T>((_, reject) => setTimeout(() => reject(new Error(`no answer in ${ms} ms`)), ms).unref()),
   ]);
 
-/** Outside /api/v1 and unauthenticated: liveness, readiness of every dependency, Prometheus metrics. */
-export function registerOpsRoutes(app: FastifyInstance, probes: ReadinessProbe[], metrics: Metrics): void {
+/**
+ * Outside /api/v1 and unauthenticated: liveness, readiness of every dependency, Prometheus metrics. The provider is
+ * named with its last periodic check; a provider that fails is a warning, not unreadiness: every instance reaches
+ * it alike, so taking one out of the balancer helps nobody (as with the outbox backlog).
+ */
+export function registerOpsRoutes(
+  app: FastifyInstance,
+  probes: ReadinessProbe[],
+  metrics: Metrics,
+  provider: ProviderStatus,
+): void {
   app.get('/healthz', async () => ({ status: 'ok' }));
 
   app.get('/readyz', async (_request, reply) => {
@@ -33,8 +43,11 @@ export function registerOpsRoutes(app: FastifyInstance, probes: ReadinessProbe[]
       const warning = p.warning?.();
       return warning ? [[p.name, warning] as const] : [];
     });
+    const providerWarning = provider.warning();
+    if (providerWarning) warnings.push(['provider', providerWarning]);
     return reply.send({
       status: 'ready',
+      provider: provider.current(),
       checks,
       ...(warnings.length > 0 ? { warnings: Object.fromEntries(warnings) } : {}),
     });

@@ -9,8 +9,12 @@ export type {
   ProviderEndStatus,
   ProviderError,
   ProviderEvent,
+  ProviderHealth,
   ProviderInsight,
+  ProviderObserver,
+  ProviderOutcome,
   ProviderResult,
+  ProviderStatus,
   ProviderTurn,
   VoiceProvider,
 } from './interface.ts';

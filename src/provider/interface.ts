@@ -10,7 +10,7 @@ export type ProviderEndStatus = 'completed' | 'no_answer' | 'busy' | 'failed' | 
 export type ProviderErrorCode =
   /** The provider refused or could not be reached: nothing happened upstream. */
   | 'unavailable'
-  /** No answer in time: the request may or may not have taken effect upstream. */
+  /** No answer in time, or one we cannot read: the request may or may not have taken effect upstream. */
   | 'timeout'
   /** The provider does not know the thing asked for. */
   | 'not_found'
@@ -22,7 +22,36 @@ export type ProviderError = {
   retryable: boolean;
   detail: string;
   retryAfterSeconds?: number;
+  /** The provider's HTTP status, when one answered (its health tells a refused key from an unreachable host). */
+  httpStatus?: number;
 };
+
+/** How one request to the provider ended, as `/metrics` counts it (`provider_requests_total`). */
+export type ProviderOutcome = 'ok' | 'unavailable' | 'timeout' | 'busy' | 'not_found' | 'unreadable';
+
+/** What a provider reports of its own work to the metrics: each request, each answer that drifted, each pass. */
+export type ProviderObserver = {
+  request(operation: string, outcome: ProviderOutcome): void;
+  drift(operation: string): void;
+  reconciliation(result: 'ok' | 'failed'): void;
+};
+
+/**
+ * What `/readyz` and the banner say of the provider: its name and, for a real one, the last periodic check
+ * (`unknown` before the first one; `unreachable`: nothing answered in time; `unauthorized`: the key was refused;
+ * `failing`: it answered with an error).
+ */
+export type ProviderHealth = {
+  name: 'simulator' | 'elevenlabs';
+  state: 'ok' | 'unknown' | 'unreachable' | 'unauthorized' | 'failing';
+  checked_at: string | null;
+  /** Since when the state is what it is (its first check that found it so). */
+  since: string | null;
+  detail: string | null;
+};
+
+/** Where `/readyz` reads the provider's health, and its warning while it is anything but well. */
+export type ProviderStatus = { current(): ProviderHealth; warning(): string | null };
 
 export type ProviderResult<T> = { ok: true; value: T } | { ok: false; error: ProviderError };
 

@@ -10,9 +10,24 @@ import type { AddressInfo } from 'node:net';
 export type FakeOutcome = 'answered' | 'busy' | 'no_answer' | 'failed';
 /**
  * `hang`: an outbound placement takes effect but is never answered; `hang_unplaced`: neither; `placed_then_500`:
- * it takes effect but the answer is a 500.
+ * it takes effect but the answer is a 500; `slow`: every answer waits `slowMs` first.
  */
-export type FakeFault = 'none' | 'busy_429' | 'error_500' | 'hang' | 'hang_unplaced' | 'placed_then_500';
+export type FakeFault =
+  | 'none'
+  | 'busy_429'
+  | 'error_500'
+  | 'hang'
+  | 'hang_unplaced'
+  | 'placed_then_500'
+  | 'slow';
+/** The answers a test can reshape (drift): each is sent as the function returns it. */
+export type FakeAnswer = 'conversation' | 'conversations' | 'placement' | 'agent' | 'agents' | 'phone_number';
+export type FakeNumber = {
+  phone_number_id: string;
+  phone_number: string;
+  provider: 'twilio' | 'sip_trunk';
+  agent_id: string | null;
+};
 type Status = 'initiated' | 'in-progress' | 'processing' | 'done' | 'failed';
 
 export type FakeConversation = {
@@ -88,9 +103,47 @@ export function wireConversation(c: FakeConversation): Record<string, unknown> {
   };
 }
 
+/** `GET /v1/convai/agents/{id}` as the SDK's serializer expects it (serialization/types/GetAgentResponseModel.d.ts). */
+export const wireAgent = (agentId: string, numbers: FakeNumber[]): Record<string, unknown> => ({
+  agent_id: agentId,
+  name: `Agent ${agentId}`,
+  conversation_config: {},
+  metadata: { created_at_unix_secs: 1_767_225_600, updated_at_unix_secs: 1_767_225_600 },
+  platform_settings: null,
+  phone_numbers: numbers.map((n) => wireNumberItem(n)),
+  tags: [],
+  version_id: null,
+});
+
+/**
+ * `GET /v1/convai/phone-numbers/{id}` (PhoneNumbersGetResponse: GetPhoneNumberTwilioResponseModel or
+ * GetPhoneNumberSipTrunkResponseModel, told apart by `provider`).
+ */
+export function wireNumber(n: FakeNumber): Record<string, unknown> {
+  return {
+    ...wireNumberItem(n),
+    assigned_agent: n.agent_id ? { agent_id: n.agent_id, agent_name: `Agent ${n.agent_id}` } : null,
+  };
+}
+
+function wireNumberItem(n: FakeNumber): Record<string, unknown> {
+  return {
+    phone_number: n.phone_number,
+    label: `Line ${n.phone_number}`,
+    supports_inbound: true,
+    supports_outbound: true,
+    phone_number_id: n.phone_number_id,
+    provider: n.provider,
+    ...(n.provider === 'sip_trunk' ? { livekit_stack: 'standard' } : {}),
+  };
+}
+
 export async function startFakeElevenLabs(options: { apiKey: string }) {
   const conversations = new Map<string, FakeConversation>();
-  const numbers = new Map<string, string>();
+  const numbers = new Map<string, FakeNumber>();
+  const agents = new Set<string>();
+  const reshapes = new Map<FakeAnswer, (body: Record<string, unknown>) => unknown>();
+  let slowMs = 0;
   const requests: { method: string; path: string; body: unknown }[] = [];
   let fault: FakeFault = 'none';
   let nowUnix = () => Math.floor(Date.now() / 1000);
@@ -105,6 +158,9 @@ export async function startFakeElevenLabs(options: { apiKey: string }) {
     res.writeHead(status, { 'content-type': 'application/json', ...headers });
     res.end(JSON.stringify(body));
   };
+  /** A 200 answer of one of the reshapeable kinds, as the test reshaped it. */
+  const answer = (res: http.ServerResponse, kind: FakeAnswer, body: Record<string, unknown>) =>
+    send(res, 200, reshapes.get(kind)?.(structuredClone(body)) ?? body);
 
   function place(body: Record<string, unknown>): FakeConversation {
     const data = (body.conversation_initiation_client_data ?? {}) as Record<string, unknown>;
@@ -115,7 +171,7 @@ export async function startFakeElevenLabs(options: { apiKey: string }) {
       user_id: typeof data.user_id === 'string' ? data.user_id : null,
       direction: 'outbound',
       phone_number_id: String(body.agent_phone_number_id),
-      agent_number: numbers.get(String(body.agent_phone_number_id)) ?? '+14155550102',
+      agent_number: numbers.get(String(body.agent_phone_number_id))?.phone_number ?? '+14155550102',
       external_number: String(body.to_number),
       call_sid: `CA${hex(16)}`,
       call_result: null,
@@ -152,6 +208,7 @@ export async function startFakeElevenLabs(options: { apiKey: string }) {
       send(res, 500, { detail: 'Internal Server Error' });
       return;
     }
+    if (fault === 'slow') await new Promise((resolve) => setTimeout(resolve, slowMs));
     const outbound = /^\/v1\/convai\/(twilio|sip-trunk)\/outbound-call$/.exec(url.pathname);
     if (req.method === 'POST' && outbound && body) {
       if (fault === 'hang_unplaced') {
@@ -169,7 +226,7 @@ export async function startFakeElevenLabs(options: { apiKey: string }) {
         return;
       }
       const twilio = outbound[1] === 'twilio';
-      send(res, 200, {
+      answer(res, 'placement', {
         success: true,
         message: 'Success',
         conversation_id: c.conversation_id,
@@ -181,7 +238,7 @@ export async function startFakeElevenLabs(options: { apiKey: string }) {
     if (req.method === 'GET' && one) {
       const c = conversations.get(decodeURIComponent(one[1] ?? ''));
       if (!c) send(res, 404, { detail: { status: 'conversation_not_found', message: 'Not found' } });
-      else send(res, 200, wireConversation(c));
+      else answer(res, 'conversation', wireConversation(c));
       return;
     }
     if (req.method === 'GET' && url.pathname === '/v1/convai/conversations') {
@@ -196,7 +253,7 @@ export async function startFakeElevenLabs(options: { apiKey: string }) {
         .sort((a, b) => b.start - a.start);
       const page = all.slice(offset, offset + size);
       const more = offset + size < all.length;
-      send(res, 200, {
+      answer(res, 'conversations', {
         conversations: page.map((c) => ({
           agent_id: c.agent_id,
           conversation_id: c.conversation_id,
@@ -212,6 +269,36 @@ export async function startFakeElevenLabs(options: { apiKey: string }) {
       });
       return;
     }
+    const agent = /^\/v1\/convai\/agents\/([^/]+)$/.exec(url.pathname);
+    if (req.method === 'GET' && agent) {
+      const id = decodeURIComponent(agent[1] ?? '');
+      if (!agents.has(id)) send(res, 404, { detail: { status: 'agent_not_found', message: 'Not found' } });
+      else answer(res, 'agent', wireAgent(id, [...numbers.values()].filter((n) => n.agent_id === id)));
+      return;
+    }
+    if (req.method === 'GET' && url.pathname === '/v1/convai/agents') {
+      const first = [...agents].slice(0, Number(url.searchParams.get('page_size') ?? '30'));
+      answer(res, 'agents', {
+        agents: first.map((id) => ({
+          agent_id: id,
+          name: `Agent ${id}`,
+          voice_id: '21m00Tcm4TlvDq8ikWAM',
+          tags: [],
+          created_at_unix_secs: 1_767_225_600,
+          access_info: { is_creator: true, creator_name: 'Ops', creator_email: 'ops@example.com', role: 'admin' },
+        })),
+        next_cursor: null,
+        has_more: agents.size > first.length,
+      });
+      return;
+    }
+    const number = /^\/v1\/convai\/phone-numbers\/([^/]+)$/.exec(url.pathname);
+    if (req.method === 'GET' && number) {
+      const n = numbers.get(decodeURIComponent(number[1] ?? ''));
+      if (!n) send(res, 404, { detail: { status: 'phone_number_not_found', message: 'Not found' } });
+      else answer(res, 'phone_number', wireNumber(n));
+      return;
+    }
     send(res, 404, { detail: 'Not Found' });
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
@@ -221,9 +308,34 @@ export async function startFakeElevenLabs(options: { apiKey: string }) {
     baseUrl: `http://127.0.0.1:${port}`,
     requests,
     conversations,
-    /** An agent's phone number (its `phnum_…` id) and the E.164 number it stands for. */
-    addNumber(phoneNumberId: string, e164: string): void {
-      numbers.set(phoneNumberId, e164);
+    /** An agent of the workspace. */
+    addAgent(agentId: string): void {
+      agents.add(agentId);
+    },
+    /**
+     * A phone number (its `phnum_…` id), the E.164 number it stands for, its telephony and the agent it is assigned
+     * to (none unless said).
+     */
+    addNumber(
+      phoneNumberId: string,
+      e164: string,
+      o: { agentId?: string | null; provider?: 'twilio' | 'sip_trunk' } = {},
+    ): void {
+      numbers.set(phoneNumberId, {
+        phone_number_id: phoneNumberId,
+        phone_number: e164,
+        provider: o.provider ?? 'twilio',
+        agent_id: o.agentId ?? null,
+      });
+    },
+    /** Every later answer of this kind passes through `change` (a drifted schema); null: as built again. */
+    reshape(kind: FakeAnswer, change: ((body: Record<string, unknown>) => unknown) | null): void {
+      if (change) reshapes.set(kind, change);
+      else reshapes.delete(kind);
+    },
+    /** With the `slow` fault, how long each answer waits. */
+    slowBy(ms: number): void {
+      slowMs = ms;
     },
     useClock(now: () => Date): void {
       nowUnix = () => Math.floor(now().getTime() / 1000);

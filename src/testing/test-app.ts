@@ -141,9 +141,11 @@ export async function startTestApp(options: TestAppOptions = {}): Promise<TestAp
     }),
   );
   const serverSecret = options.serverSecret ?? 'test-server-secret-0123456789abcdef';
+  const metrics = createMetrics();
   const services = createServices({
     db,
     provider: options.provider,
+    providerObserver: metrics.provider,
     // Each test app is its own provider account: its clock drives only its own simulated calls.
     simulatorAccount: randomUUID(),
     notifications: options.notifications ?? database.notifications,
@@ -166,7 +168,6 @@ export async function startTestApp(options: TestAppOptions = {}): Promise<TestAp
     outboundDefaults: options.outboundDefaults ?? PRODUCTION_OUTBOUND_DEFAULTS,
   });
   const limiter = options.limiter ?? createMemoryLimiter();
-  const metrics = createMetrics();
   const responseMismatches: ResponseMismatch[] = [];
   const routes: RouteOptions[] = [];
   const app = await buildApp({
