@@ -82,6 +82,7 @@ export function createServices(deps: CoreDeps) {
       : null;
   const provider = guardProvider(elevenlabs?.provider ?? simulator, {
     logger: deps.logger,
+    logFailures: !elevenlabs,
     ...(elevenlabs ? { timeoutMs: elevenlabs.guardTimeoutMs } : {}),
   });
   const voice = { ...deps, provider };

@@ -190,6 +190,7 @@ describe('operator CLI', () => {
         '+14155550100': { id: 'phnum_a', telephony: 'twilio' },
         '+14155550101': { id: 'phnum_b', telephony: 'sip_trunk' },
       },
+      checked: false,
     });
     const foreign = cli(
       'assistants',

@@ -25,7 +25,9 @@ export function registerProviderCommands(program: Command, cli: Cli): void {
         output(cli, opts, { ...report, problems: wrong }, () =>
           [
             report.key ? `✗ API key: ${report.key}` : `✓ API key: ElevenLabs answers at ${report.baseUrl}`,
-            report.webhookSecret ? `✗ webhook secret: ${report.webhookSecret}` : '✓ webhook secret: well formed',
+            report.webhookSecret
+              ? `✗ webhook secret: ${report.webhookSecret}`
+              : '✓ webhook secret: well formed',
             ...(report.key
               ? ['  links: not checked until the key works']
               : report.links.length === 0

@@ -1,6 +1,13 @@
 import type { ProviderResult, VoiceProvider } from '../provider/index.ts';
 import { fail, ok } from '../provider/index.ts';
-import { agentAnswer, agentsPage, conversationsPage, phoneNumberAnswer, placementAnswer, reading } from './answers.ts';
+import {
+  agentAnswer,
+  agentsPage,
+  conversationsPage,
+  phoneNumberAnswer,
+  placementAnswer,
+  reading,
+} from './answers.ts';
 import { conversationOf, eventsOf } from './events.ts';
 import { type ConversationFacts, readConversation } from './facts.ts';
 import { createRequests, type RequestSettings } from './requests.ts';

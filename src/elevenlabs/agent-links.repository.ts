@@ -51,5 +51,10 @@ export function linkedAgents(db: Database): Promise<{ assistant_id: string; agen
 
 /** Every link, oldest first (`provider check` checks each). */
 export function allAgentLinks(db: Database): Promise<AssistantAgentRow[]> {
-  return db.selectFrom('assistant_agents').selectAll().orderBy('updated_at').orderBy('assistant_id').execute();
+  return db
+    .selectFrom('assistant_agents')
+    .selectAll()
+    .orderBy('updated_at')
+    .orderBy('assistant_id')
+    .execute();
 }

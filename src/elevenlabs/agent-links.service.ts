@@ -49,13 +49,19 @@ export function createAgentLinksService(deps: { db: Database; clock: Clock; look
         const problems = await providerProblems(lookups, given);
         const unchecked = problems.find((p) => p.unchecked);
         if (unchecked) throw new AppError('carrier.unavailable', `${unchecked.message} Nothing was linked.`);
-        if (problems.length > 0) throw invalidInput(problems.map((p) => ({ path: p.field, message: p.message })));
+        if (problems.length > 0)
+          throw invalidInput(problems.map((p) => ({ path: p.field, message: p.message })));
       }
       const phoneNumbers: AgentPhoneNumbers = Object.fromEntries(
         given.numbers.map((n) => [n.e164, { id: n.phoneNumberId, telephony: n.telephony }]),
       );
       const { assistantId } = input;
-      await links.upsertAgentLink(db, { assistantId, agentId: given.agentId, phoneNumbers, now: clock.now() });
+      await links.upsertAgentLink(db, {
+        assistantId,
+        agentId: given.agentId,
+        phoneNumbers,
+        now: clock.now(),
+      });
       return { assistantId, agentId: given.agentId, phoneNumbers, checked: lookups !== null };
     },
 

@@ -35,11 +35,11 @@ function wireField(path: readonly PropertyKey[]): string {
 
 /** The answer read with our schema, or each field we need that it lacks or carries wrong, by its wire name. */
 export function readAnswer<S extends z.ZodType>(schema: S, value: unknown): Read<z.output<S>> {
-  const parsed = schema.safeParse(value);
+  const parsed = schema.safeParse(value, { reportInput: true });
   if (parsed.success) return { ok: true, value: parsed.data };
   const problems = parsed.error.issues.map((issue) => {
     const field = wireField(issue.path) || 'the answer';
-    const missing = issue.code === 'invalid_type' && issue.input === undefined;
+    const missing = 'input' in issue && issue.input === undefined;
     return missing ? `${field} is missing` : `${field} is not what we expect (${issue.message})`;
   });
   return { ok: false, problems: [...new Set(problems)] };
@@ -81,12 +81,12 @@ export const agentAnswer = model({ agentId: z.string(), name: opt(z.string()) })
 export const agentsPage = model({ agents: z.array(z.unknown()) });
 
 /**
- * `GET /v1/convai/phone-numbers/{id}`: the number, its telephony (`provider`) and the agent it is assigned to (an
- * unassigned number answers `assigned_agent: null`; a number answering without the field cannot be checked).
+ * `GET /v1/convai/phone-numbers/{id}`: the number, its telephony (`provider`) and the agent it is assigned to, if
+ * any (an unassigned number answers `assigned_agent: null`, which the SDK reads as absent: both mean none).
  */
 export const phoneNumberAnswer = model({
   phoneNumberId: z.string(),
   phoneNumber: z.string(),
   provider: z.string(),
-  assignedAgent: model({ agentId: z.string() }).nullable(),
+  assignedAgent: opt(model({ agentId: z.string() })),
 });

@@ -90,7 +90,12 @@ describe('PROVIDER=elevenlabs against a local fake of the Agents API (through th
   });
 
   /** An agent and a number assigned to it, as the operator set them up in ElevenLabs before linking. */
-  function inFake(agentId: string, phoneNumberId: string, e164: string, telephony: 'twilio' | 'sip_trunk' = 'twilio') {
+  function inFake(
+    agentId: string,
+    phoneNumberId: string,
+    e164: string,
+    telephony: 'twilio' | 'sip_trunk' = 'twilio',
+  ) {
     fake.addAgent(agentId);
     fake.addNumber(phoneNumberId, e164, { agentId, provider: telephony });
   }
@@ -230,6 +235,43 @@ describe('PROVIDER=elevenlabs against a local fake of the Agents API (through th
       { name: 'evaluation.polite', result: 'success' },
       { name: 'call_successful', result: 'success' },
     ]);
+  });
+
+  it('a conversation the SDK refuses for its shape (no has_auxiliary_audio, SDK 2.73): the call ends with its cost, summary, insights and transcript, and the drift is logged and counted', async () => {
+    const c = await linkedCaller('twilio', { subscribed: false });
+    const id: string = (await placeCall(t, c, { to_number: CUSTOMER_NUMBER })).body.id;
+    const conv = conversationOf(id);
+    fake.reshape('conversation', (b) => {
+      delete b.has_auxiliary_audio;
+      return b;
+    });
+    try {
+      fake.progress(conv.conversation_id, 'answer');
+      await poll(conv.conversation_id);
+      t.clock.advance(30_000);
+      fake.progress(conv.conversation_id, 'hang_up');
+      fake.progress(conv.conversation_id, 'analysed');
+      await poll(conv.conversation_id);
+      t.clock.advance(600_000);
+      assert.equal(await t.services.lifecycle.processDue(), 1, 'processed at the first try, not postponed');
+      const done = await call(id);
+      assert.equal(done.cost_usd, '0.0712');
+      assert.equal(done.summary, 'The caller confirmed the appointment.');
+      assert.deepEqual(await eventTypes(id), ['call.completed', 'call.insight.received']);
+      const transcript = await t.request('GET', `/api/v1/calls/${id}/transcript`, { key: c.key });
+      assert.equal(transcript.status, 200, transcript.text);
+    } finally {
+      fake.reshape('conversation', null);
+    }
+    assert.ok(
+      t.logs.some((l) => l.includes('has_auxiliary_audio') && l.includes("does not fit the SDK's model")),
+    );
+    const metrics = await t.request('GET', '/metrics');
+    assert.match(metrics.text, /provider_answer_drift_total\{operation="conversations.get"\} [1-9]/);
+    assert.doesNotMatch(
+      metrics.text,
+      /provider_requests_total\{operation="conversations.get",outcome="unreadable"\}/,
+    );
   });
 
   for (const [reason, status] of [

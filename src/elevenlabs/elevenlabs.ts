@@ -101,7 +101,7 @@ export function createElevenLabs(deps: {
         key: now.state === 'ok' ? null : (health.warning() ?? `ElevenLabs: ${now.detail}`),
         webhookSecret: WEBHOOK_SECRET_FORM.test(secret)
           ? null
-          : 'ELEVENLABS_WEBHOOK_SECRET does not look like the HMAC secret ElevenLabs shows for a webhook (wsec_ followed by letters and digits, no spaces or quotes): copy it again from the webhook\'s settings.',
+          : "ELEVENLABS_WEBHOOK_SECRET does not look like the HMAC secret ElevenLabs shows for a webhook (wsec_ followed by letters and digits, no spaces or quotes): copy it again from the webhook's settings.",
         links: checked,
       };
     },

@@ -79,12 +79,17 @@ export function failureOf(
   }
   if (error.statusCode === undefined) {
     const code = networkCode(error);
-    const detail = `The voice provider could not be reached${code ? ` (${code})` : ''}: nothing answered.`;
-    return { error: providerUnavailable(detail), outcome: 'unavailable', facts: { ...none, network_code: code } };
+    const detail = `The voice provider could not be reached${code ? ` (${code})` : ''}.`;
+    return {
+      error: providerUnavailable(detail),
+      outcome: 'unavailable',
+      facts: { ...none, network_code: code },
+    };
   }
   const facts = { status: error.statusCode, network_code: null, body: bodyOf(error, o.apiKey) };
   const httpStatus = error.statusCode;
-  if (httpStatus === 404) return { error: { ...providerNotFound(what), httpStatus }, outcome: 'not_found', facts };
+  if (httpStatus === 404)
+    return { error: { ...providerNotFound(what), httpStatus }, outcome: 'not_found', facts };
   if (error.statusCode === 429) {
     const status = detailStatus(error.body);
     if (status === null || BUSY_STATUSES.has(status)) {
@@ -102,4 +107,3 @@ export function failureOf(
   const detail = `The voice provider answered ${httpStatus}${said ? ` (${said})` : ''}.`;
   return { error: { ...providerUnavailable(detail), httpStatus }, outcome: 'unavailable', facts };
 }
-

@@ -50,7 +50,10 @@ export function createElevenLabsHealth(deps: {
         `ElevenLabs ${SAY[state]} at ${deps.baseUrl}: ${detail}`,
       );
     } else if (changed) {
-      deps.logger.info({ provider: 'elevenlabs', state, base_url: deps.baseUrl }, `ElevenLabs answers at ${deps.baseUrl}`);
+      deps.logger.info(
+        { provider: 'elevenlabs', state, base_url: deps.baseUrl },
+        `ElevenLabs answers at ${deps.baseUrl}`,
+      );
     }
     return health;
   }

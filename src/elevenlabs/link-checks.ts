@@ -15,7 +15,7 @@ export type LinkLookups = {
       phoneNumberId: string;
       phoneNumber: string;
       provider: string;
-      assignedAgent: { agentId: string } | null;
+      assignedAgent?: { agentId: string } | null | undefined;
     }>
   >;
 };

@@ -108,33 +108,35 @@ export async function resolveUnconfirmedPlacements(
   return found;
 }
 
+type PassDeps = ElevenLabsReconcileDeps & {
+  logger: Logger;
+  intervalSeconds: number;
+  observer?: ProviderObserver | undefined;
+};
+
 /**
- * Both passes every `intervalSeconds` (RECONCILE_INTERVAL_SECONDS) in the server process, beside the calls' own
- * reconciliation; never overlapping. Each pass is counted (`provider_reconciliations_total{result}`); one that
+ * One pass: the placements, then the missed calls. Counted (`provider_reconciliations_total{result}`); one that
  * ElevenLabs failed is logged once, with the cause, beside the failed request's own line.
  */
-export function startElevenLabsReconciliation(
-  deps: ElevenLabsReconcileDeps & {
-    logger: Logger;
-    intervalSeconds: number;
-    observer?: ProviderObserver | undefined;
-  },
-): Loop {
+export async function reconcilePass(deps: PassDeps, signal?: AbortSignal): Promise<void> {
+  try {
+    await resolveUnconfirmedPlacements(deps, signal);
+    await reconcileMissedCalls(deps, signal);
+    deps.observer?.reconciliation('ok');
+  } catch (error) {
+    deps.observer?.reconciliation('failed');
+    if (!(error instanceof ReconcilePassFailed)) throw error;
+    deps.logger.warn(
+      { provider: 'elevenlabs', code: error.failure.code, cause: error.failure.detail },
+      `ElevenLabs reconciliation pass failed: ${error.failure.detail} The next pass, in ${deps.intervalSeconds} s, starts over.`,
+    );
+  }
+}
+
+/** A pass every `intervalSeconds` (RECONCILE_INTERVAL_SECONDS) in the server process, never overlapping. */
+export function startElevenLabsReconciliation(deps: PassDeps): Loop {
   return startLoop(
     { name: 'ElevenLabs reconciliation', intervalMs: deps.intervalSeconds * 1000, logger: deps.logger },
-    async (signal) => {
-      try {
-        await resolveUnconfirmedPlacements(deps, signal);
-        await reconcileMissedCalls(deps, signal);
-        deps.observer?.reconciliation('ok');
-      } catch (error) {
-        deps.observer?.reconciliation('failed');
-        if (!(error instanceof ReconcilePassFailed)) throw error;
-        deps.logger.warn(
-          { provider: 'elevenlabs', code: error.failure.code, cause: error.failure.detail },
-          `ElevenLabs reconciliation pass failed: ${error.failure.detail} The next pass, in ${deps.intervalSeconds} s, starts over.`,
-        );
-      }
-    },
+    (signal) => reconcilePass(deps, signal),
   );
 }

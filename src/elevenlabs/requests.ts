@@ -46,7 +46,8 @@ export function createRequests(settings: RequestSettings) {
 
   /** A client whose fetch keeps the answer's body, so that an answer the SDK refuses can still be read. */
   async function clientKeepingAnswer(): Promise<{ ai: ConversationalAi; answer: () => Promise<unknown> }> {
-    const { ElevenLabsClient } = await (sdk ??= import('@elevenlabs/elevenlabs-js'));
+    sdk ??= import('@elevenlabs/elevenlabs-js');
+    const { ElevenLabsClient } = await sdk;
     let kept: Response | null = null;
     const client = new ElevenLabsClient({
       apiKey: settings.apiKey,

@@ -52,7 +52,7 @@ export function createMetrics() {
   });
   const providerDrift = new Counter({
     name: 'provider_answer_drift_total',
-    help: "Provider answers the SDK refused for their shape and we read with our own model, by operation",
+    help: 'Provider answers the SDK refused for their shape and we read with our own model, by operation',
     labelNames: ['operation'] as const,
     registers: [registry],
   });

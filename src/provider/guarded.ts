@@ -11,7 +11,12 @@ export const DEFAULT_PROVIDER_TIMEOUT_MS = 10_000;
  */
 export function guardProvider(
   inner: VoiceProvider,
-  options: { timeoutMs?: number; logger?: Logger } = {},
+  options: {
+    timeoutMs?: number;
+    logger?: Logger;
+    /** Log each failed result (off for a provider that logs its own, with more to say: ElevenLabs). */
+    logFailures?: boolean;
+  } = {},
 ): VoiceProvider {
   const timeoutMs = options.timeoutMs ?? DEFAULT_PROVIDER_TIMEOUT_MS;
   async function guard<T>(op: string, run: () => Promise<ProviderResult<T>>): Promise<ProviderResult<T>> {
@@ -21,7 +26,9 @@ export function guardProvider(
     });
     try {
       const result = await Promise.race([run(), timeout]);
-      if (!result.ok) options.logger?.warn({ op, error: result.error }, 'provider call failed');
+      if (!result.ok && options.logFailures !== false) {
+        options.logger?.warn({ op, error: result.error }, 'provider call failed');
+      }
       return result;
     } catch (err) {
       options.logger?.error({ op, err }, 'provider call threw');

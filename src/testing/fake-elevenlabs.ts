@@ -273,7 +273,15 @@ export async function startFakeElevenLabs(options: { apiKey: string }) {
     if (req.method === 'GET' && agent) {
       const id = decodeURIComponent(agent[1] ?? '');
       if (!agents.has(id)) send(res, 404, { detail: { status: 'agent_not_found', message: 'Not found' } });
-      else answer(res, 'agent', wireAgent(id, [...numbers.values()].filter((n) => n.agent_id === id)));
+      else
+        answer(
+          res,
+          'agent',
+          wireAgent(
+            id,
+            [...numbers.values()].filter((n) => n.agent_id === id),
+          ),
+        );
       return;
     }
     if (req.method === 'GET' && url.pathname === '/v1/convai/agents') {
@@ -285,7 +293,12 @@ export async function startFakeElevenLabs(options: { apiKey: string }) {
           voice_id: '21m00Tcm4TlvDq8ikWAM',
           tags: [],
           created_at_unix_secs: 1_767_225_600,
-          access_info: { is_creator: true, creator_name: 'Ops', creator_email: 'ops@example.com', role: 'admin' },
+          access_info: {
+            is_creator: true,
+            creator_name: 'Ops',
+            creator_email: 'ops@example.com',
+            role: 'admin',
+          },
         })),
         next_cursor: null,
         has_more: agents.size > first.length,
