@@ -5,54 +5,8 @@ import os from 'node:os';
 import path from 'node:path';
 import { after, describe, it } from 'node:test';
 import { cliWith } from '../testing/cli.ts';
+import { embeddedServe, serveOn, until } from '../testing/serve-process.ts';
 import { freshSchemaUrl } from '../testing/test-database.ts';
-
-/** Polls (the CLI runs synchronously, so the server's output arrives between the commands). */
-async function until(done: () => boolean): Promise<void> {
-  const deadline = Date.now() + 120_000;
-  while (!done()) {
-    assert.ok(Date.now() < deadline, 'timed out');
-    await new Promise((r) => setTimeout(r, 50));
-  }
-}
-
-/** `serve` with `env`; resolves once its banner is out. `log` holds its JSON log lines (stdout). */
-async function serveOn(env: NodeJS.ProcessEnv, running: ChildProcess[]) {
-  const child = spawn(process.execPath, ['src/main.ts', 'serve'], {
-    env,
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  running.push(child);
-  const server = { banner: '', log: '' };
-  child.stderr?.on('data', (d: Buffer) => {
-    server.banner += d.toString();
-  });
-  child.stdout?.on('data', (d: Buffer) => {
-    server.log += d.toString();
-  });
-  const exited = new Promise<number | null>((resolve) => child.on('exit', resolve));
-  await until(() => {
-    assert.equal(child.exitCode, null, server.banner);
-    return /listening on[\s\S]*\n\n$/.test(server.banner);
-  });
-  const stop = () => {
-    child.kill('SIGTERM');
-    return exited;
-  };
-  return Object.assign(server, { stop });
-}
-
-/** The environment of `serve` on the embedded database in `dir`: no demo data, any port, its log on stdout. */
-const embeddedServe = (dir: string, extra: NodeJS.ProcessEnv = {}): NodeJS.ProcessEnv => ({
-  ...process.env,
-  DATA_DIR: dir,
-  DATABASE_URL: '',
-  REDIS_URL: '',
-  PORT: '0',
-  DEMO_SEED: 'false',
-  LOG_LEVEL: 'info',
-  ...extra,
-});
 
 /** The children a suite starts, killed after it, and its folder, removed. */
 function cleanedUpAfter(folder: string): ChildProcess[] {

@@ -1,11 +1,16 @@
 import assert from 'node:assert/strict';
+import type { ChildProcess } from 'node:child_process';
+import fs from 'node:fs';
 import net from 'node:net';
+import os from 'node:os';
+import path from 'node:path';
 import { after, before, describe, it, mock } from 'node:test';
 import { ManualClock } from '../clock.ts';
 import type { ProviderHealth } from '../provider/index.ts';
 import { type FakeElevenLabs, startFakeElevenLabs } from '../testing/fake-elevenlabs.ts';
 import { captureLogs } from '../testing/log-capture.ts';
 import { newAssistant, newCaller, placeCall } from '../testing/outbound.fixtures.ts';
+import { embeddedServe, serveOn } from '../testing/serve-process.ts';
 import { startTestApp, type TestApp } from '../testing/test-app.ts';
 import { createElevenLabsProvider } from './adapter.ts';
 import { upsertAgentLink } from './agent-links.repository.ts';
@@ -437,6 +442,42 @@ describe('operating PROVIDER=elevenlabs: what is wrong is named', () => {
     assert.doesNotMatch(res.body.detail, /cli|assistants link|agent_|phnum_/i);
     const logged = t.logs.slice(before).join('\n');
     assert.match(logged, new RegExp(`assistants link ${c.assistant.id} --agent-id`));
+  });
+
+  it('serve: the banner names the provider and warns of an unreachable one and of a webhook nobody can reach', async () => {
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'elevenlabs-banner-'));
+    const baseUrl = `http://127.0.0.1:${await closedPort()}`;
+    const running: ChildProcess[] = [];
+    let output = { banner: '', log: '' };
+    try {
+      const server = await serveOn(
+        embeddedServe(dir, {
+          PROVIDER: 'elevenlabs',
+          ELEVENLABS_API_KEY: API_KEY,
+          ELEVENLABS_WEBHOOK_SECRET: WEBHOOK_SECRET,
+          ELEVENLABS_BASE_URL: baseUrl,
+        }),
+        running,
+      );
+      await server.stop();
+      output = server;
+    } finally {
+      for (const child of running) child.kill('SIGKILL');
+      fs.rmSync(dir, { recursive: true, force: true });
+    }
+    const { banner, log } = output;
+    assert.match(
+      banner,
+      new RegExp(
+        `provider: ElevenLabs Agents at ${baseUrl} \\(see the WARNING below\\); its webhook: https://127\\.0\\.0\\.1:\\d+/provider/elevenlabs/webhook`,
+      ),
+    );
+    assert.match(banner, /WARNING: ElevenLabs cannot be reached at .*\(ECONNREFUSED\)/);
+    assert.match(
+      banner,
+      /WARNING: ElevenLabs cannot reach \/provider\/elevenlabs\/webhook: HOST=127\.0\.0\.1/,
+    );
+    assert.match(log, /"operation":"agents\.list".*"network_code":"ECONNREFUSED"/);
   });
 
   describe('the webhook can be reached only as the docs say', () => {
