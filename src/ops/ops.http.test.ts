@@ -31,7 +31,14 @@ describe('health, readiness and metrics', () => {
     const ok = await t.request('GET', '/readyz');
     assert.deepEqual(
       [ok.status, ok.body],
-      [200, { status: 'ready', checks: { database: 'ok', redis: 'ok', worker: 'ok' } }],
+      [
+        200,
+        {
+          status: 'ready',
+          provider: { name: 'simulator', state: 'ok', checked_at: null, since: null, detail: null },
+          checks: { database: 'ok', redis: 'ok', worker: 'ok' },
+        },
+      ],
     );
     redisUp = false;
     const down = await t.request('GET', '/readyz');
