@@ -71,7 +71,7 @@ export function registerAssistantCommands(program: Command, cli: Cli): void {
           opts,
           link,
           () =>
-            `Linked assistant ${link.assistantId} to agent ${link.agentId} (${numbers.length} numbers), ${
+            `Linked assistant ${link.assistantId} to agent ${link.agentId} (${numbers.length} number${numbers.length === 1 ? '' : 's'}), ${
               link.checked
                 ? 'checked with ElevenLabs'
                 : 'not checked: PROVIDER is not elevenlabs here; `provider check` checks it once it is'
