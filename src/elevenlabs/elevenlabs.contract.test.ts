@@ -783,6 +783,9 @@ describe('PROVIDER=elevenlabs against a local fake of the Agents API (through th
       assert.equal(signed.status, 400, raw);
       assert.equal(signed.body.code, 'provider.payload_invalid');
     }
+    const unreadable = await postWebhook(null, { raw: '{"type":"post_call_transcription"}' });
+    assert.match(unreadable.body.detail, /event_timestamp is missing/, 'ElevenLabs is told what is missing');
+    assert.ok(t.logs.some((l) => l.includes('ElevenLabs webhook refused') && l.includes('event_timestamp')));
     const other = await postWebhook({ type: 'post_call_audio', event_timestamp: 1, data: {} });
     assert.equal(other.status, 200, 'event types we do not use are acknowledged');
     assert.equal(other.body.applied, 0);

@@ -5,7 +5,7 @@ import { ElevenLabsError, ElevenLabsTimeoutError } from '@elevenlabs/elevenlabs-
 import { wireConversation } from '../testing/fake-elevenlabs.ts';
 import { failureOf } from './errors.ts';
 import { conversationOf, eventsOf, usd } from './events.ts';
-import { type ConversationFacts, conversationFacts } from './facts.ts';
+import { type ConversationFacts, readConversation } from './facts.ts';
 import { readSignatureHeader, signatureHeader, signatureMatches } from './signature.ts';
 import { parseWebhook } from './webhook.ts';
 
@@ -235,12 +235,18 @@ describe('post-call webhook payloads', () => {
       );
     }
   });
-  it('is invalid without the envelope or the model, and `other` for event types we do not use', () => {
-    assert.equal(parseWebhook({ data: {} }).kind, 'invalid');
-    assert.equal(
-      parseWebhook({ type: 'post_call_transcription', event_timestamp: T, data: { agent_id: 'a' } }).kind,
-      'invalid',
-    );
+  it('is invalid without the envelope or the model, naming what it lacks, and `other` for event types we do not use', () => {
+    assert.deepEqual(parseWebhook({ data: {} }), {
+      kind: 'invalid',
+      problems: ['type is missing', 'event_timestamp is missing'],
+    });
+    const partial = parseWebhook({
+      type: 'post_call_transcription',
+      event_timestamp: T,
+      data: { agent_id: 'a' },
+    });
+    assert.equal(partial.kind, 'invalid');
+    assert.ok(partial.kind === 'invalid' && partial.problems.includes('data.conversation_id is missing'));
     assert.deepEqual(parseWebhook({ type: 'post_call_audio', event_timestamp: T, data: {} }), {
       kind: 'other',
       type: 'post_call_audio',
@@ -269,9 +275,10 @@ describe('a conversation read either way', () => {
       dynamic_variables: {},
     });
     const sdk = GetConversationResponseModel.parseOrThrow(wire, { unrecognizedObjectKeys: 'passthrough' });
-    const fromWire = conversationFacts(wire);
-    assert.ok(fromWire);
-    assert.deepEqual(conversationFacts(sdk), fromWire);
+    const read = readConversation(wire);
+    assert.ok(read.ok);
+    const fromWire = read.value;
+    assert.deepEqual(readConversation(sdk), read);
     assert.deepEqual(
       fromWire.insights.map((i) => i.name),
       ['appointment_confirmed', 'evaluation.polite', 'call_successful'],

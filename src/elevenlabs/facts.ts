@@ -95,12 +95,6 @@ export function readConversation(raw: unknown): Read<ConversationFacts> {
   return read.ok ? { ok: true, value: factsOf(read.value) } : read;
 }
 
-/** The facts of a conversation, or null when it is not one we can read (the webhook's `data`). */
-export function conversationFacts(raw: unknown): ConversationFacts | null {
-  const read = readConversation(raw);
-  return read.ok ? read.value : null;
-}
-
 function factsOf(c: z.output<typeof conversationModel>): ConversationFacts {
   const m = c.metadata;
   const phone = m.phoneCall ?? null;

@@ -75,9 +75,14 @@ export function registerElevenLabsWebhook(app: FastifyInstance, deps: ElevenLabs
       }
       const parsed = parseWebhook(body);
       if (parsed.kind === 'invalid') {
+        const lacks = parsed.problems.join('; ');
+        request.log.warn(
+          { provider: 'elevenlabs', fields: parsed.problems },
+          `ElevenLabs webhook refused: it lacks what we need: ${lacks}`,
+        );
         throw new AppError(
           'provider.payload_invalid',
-          'The webhook body is not a post-call webhook we can read.',
+          `The webhook body is not a post-call webhook we can read: ${lacks}.`,
         );
       }
       let outcomes: ApplyOutcome[] = [];

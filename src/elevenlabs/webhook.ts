@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import type { ProviderEndStatus, ProviderEvent } from '../provider/index.ts';
-import { type ConversationFacts, conversationFacts } from './facts.ts';
+import { readAnswer } from './answers.ts';
+import { type ConversationFacts, readConversation } from './facts.ts';
 
 /**
  * The envelope of ElevenLabs' post-call webhooks: `type`, `event_timestamp` (unix seconds) and `data`. The SDK
@@ -20,33 +21,37 @@ export type ParsedWebhook =
   | { kind: 'conversation'; facts: ConversationFacts }
   | { kind: 'initiation_failure'; event: ProviderEvent }
   | { kind: 'other'; type: string }
-  | { kind: 'invalid' };
+  /** Not a post-call webhook we can read: each field we need that it lacks, by its wire path. */
+  | { kind: 'invalid'; problems: string[] };
 
 const failureStatus = (reason: string | null | undefined): ProviderEndStatus =>
   reason === 'busy' ? 'busy' : reason === 'no-answer' || reason === 'no_answer' ? 'no_answer' : 'failed';
 
 export function parseWebhook(body: unknown): ParsedWebhook {
-  const e = envelope.safeParse(body);
-  if (!e.success) return { kind: 'invalid' };
-  const at = new Date(e.data.event_timestamp * 1000);
-  if (e.data.type === 'post_call_transcription') {
-    const facts = conversationFacts(e.data.data);
-    return facts ? { kind: 'conversation', facts } : { kind: 'invalid' };
+  const e = readAnswer(envelope, body);
+  if (!e.ok) return { kind: 'invalid', problems: e.problems };
+  const at = new Date(e.value.event_timestamp * 1000);
+  const inData = (problems: string[]) => problems.map((p) => `data.${p}`);
+  if (e.value.type === 'post_call_transcription') {
+    const facts = readConversation(e.value.data);
+    return facts.ok
+      ? { kind: 'conversation', facts: facts.value }
+      : { kind: 'invalid', problems: inData(facts.problems) };
   }
-  if (e.data.type === 'call_initiation_failure') {
-    const f = initiationFailure.safeParse(e.data.data);
-    if (!f.success) return { kind: 'invalid' };
+  if (e.value.type === 'call_initiation_failure') {
+    const f = readAnswer(initiationFailure, e.value.data);
+    if (!f.ok) return { kind: 'invalid', problems: inData(f.problems) };
     return {
       kind: 'initiation_failure',
       event: {
         type: 'call.ended',
-        providerCallId: f.data.conversation_id,
+        providerCallId: f.value.conversation_id,
         callId: null,
-        status: failureStatus(f.data.failure_reason),
-        disconnectReason: f.data.failure_reason ?? 'failed',
+        status: failureStatus(f.value.failure_reason),
+        disconnectReason: f.value.failure_reason ?? 'failed',
         at,
       },
     };
   }
-  return { kind: 'other', type: e.data.type };
+  return { kind: 'other', type: e.value.type };
 }
