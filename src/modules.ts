@@ -148,6 +148,11 @@ export const MODULES: ModuleMap = {
     tables: ['dashboard_users', 'dashboard_sessions'],
   },
   ops: { kind: 'domain', purpose: '/healthz, /readyz, /metrics, outbox statistics', tables: [] },
+  'test-mode': {
+    kind: 'domain',
+    purpose: "test mode's own routes: simulated inbound calls for svc_test_ keys",
+    tables: [],
+  },
   maintenance: {
     kind: 'domain',
     purpose: 'retention of the delivery log and auth failures; PGlite vacuums',

@@ -80,6 +80,7 @@ export async function openRuntime(
     const metrics = createMetrics();
     const services = createServices({
       providerObserver: metrics.provider,
+      testMode: config.testMode,
       db: database.db,
       provider: providerChoice(config),
       notifications: database.notifications,

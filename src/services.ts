@@ -16,6 +16,7 @@ import type { OutboundLimits } from './outbound-limits.ts';
 import { guardProvider, type ProviderObserver, type ProviderStatus } from './provider/index.ts';
 import type { Signer } from './signer.ts';
 import { createSimulator } from './simulator/index.ts';
+import { createTestInbound } from './test-mode/index.ts';
 import { createTranscriptsService } from './transcripts/index.ts';
 import { createUsageService } from './usage/index.ts';
 import {
@@ -35,6 +36,8 @@ export type CoreDeps = {
   simulatorAccount?: string | undefined;
   /** Where the provider counts its requests and reconciliation passes (`/metrics`); nowhere in most tests. */
   providerObserver?: ProviderObserver | undefined;
+  /** TEST_MODE: `svc_test_` keys are accepted (default off). */
+  testMode?: boolean | undefined;
   /** The database handle's notifications: the key cache listens to them. */
   notifications: Notifications;
   clock: Clock;
@@ -85,9 +88,13 @@ export function createServices(deps: CoreDeps) {
     logFailures: !elevenlabs,
     ...(elevenlabs ? { timeoutMs: elevenlabs.guardTimeoutMs } : {}),
   });
-  const voice = { ...deps, provider };
+  // Test-mode calls always go to the simulator, whatever PROVIDER says (providerForMode).
+  const testProvider = elevenlabs ? guardProvider(simulator, { logger: deps.logger }) : provider;
+  const voice = { ...deps, provider, testProvider };
   const keyCache = createKeyCache(deps);
   const usage = createUsageService(deps);
+  const calls = createCallsService(deps);
+  const lifecycle = createLifecycleService({ ...voice, reports: callListeners() });
   return {
     customers: createCustomersService({ ...deps, onKeysChanged: () => keyCache.changed(null) }),
     keys: createKeysService({ ...deps, keyCache }),
@@ -99,21 +106,29 @@ export function createServices(deps: CoreDeps) {
     assistants: createAssistantsService(deps),
     /** Which ElevenLabs agent answers for an assistant (kept whichever provider runs, so links can be made first). */
     agentLinks: createAgentLinksService({ ...deps, lookups: elevenlabs?.lookups ?? null }),
-    calls: createCallsService(deps),
-    authenticator: createAuthenticator({ ...deps, keyCache }),
+    calls,
+    authenticator: createAuthenticator({ ...deps, keyCache, testMode: deps.testMode === true }),
     simulator,
     /** ElevenLabs when PROVIDER=elevenlabs (its webhook route and reconciliation use it), else null. */
     elevenlabs,
     provider,
     /** Which provider runs and, for ElevenLabs, what its last periodic check found (`/readyz`, the banner). */
     providerStatus: elevenlabs ? elevenlabs.health : SIMULATOR_STATUS,
-    lifecycle: createLifecycleService({ ...voice, reports: callListeners() }),
+    lifecycle,
     outbound: createOutboundService({
       ...voice,
       ...(elevenlabs ? { agentFor: elevenlabs.agentFor } : {}),
       keepUnconfirmed: elevenlabs !== null,
     }),
     transcripts: createTranscriptsService(voice),
+    /** Test mode's simulated inbound calls (POST /test/inbound-calls). */
+    testInbound: createTestInbound({
+      db: deps.db,
+      clock: deps.clock,
+      simulator,
+      lifecycle,
+      calls,
+    }),
     callbackSecrets: createCallbackSecrets(deps),
     subscriptions: createSubscriptionsService({ ...deps, ...deps.webhooks }),
     webhookEvents: createWebhookEventsService(deps),

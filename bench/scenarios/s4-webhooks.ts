@@ -103,6 +103,7 @@ async function addSubscriptions(s: Stage, urls: string[], sealed: string): Promi
     disabled_reason: null,
     created_at: now,
     deleted_at: null,
+    livemode: true,
   }));
   await s.db.insertInto('webhook_subscriptions').values(rows).execute();
   return rows.map((r) => r.id);
@@ -209,7 +210,13 @@ export async function webhooks(ctx: Ctx): Promise<void> {
     const subs = await addSubscriptions(stage, receivers.urls, secretBox.seal(secret));
 
     // Floor: the same client and concurrency, no database.
-    const sample = { id: 'evt', type: 'call.completed' as const, occurred_at: new Date(), sequence: 1 };
+    const sample = {
+      id: 'evt',
+      type: 'call.completed' as const,
+      occurred_at: new Date(),
+      sequence: 1,
+      livemode: true,
+    };
     const body = JSON.stringify(envelopeOf({ ...sample, data: eventData('call', 1) }));
     if (sizes.label === 'full')
       await signedPosts({

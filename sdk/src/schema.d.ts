@@ -328,6 +328,28 @@ export interface paths {
     patch?: never;
     trace?: never;
   };
+  '/test/inbound-calls': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /**
+     * Simulate an inbound call (test mode)
+     * @description Test mode only (a `svc_test_` key; a live key is refused with 403 `perm.denied`): a simulated caller rings one of the customer's assistants. Answers 201 with the call, already ringing; it is answered within seconds and ends, with its events, transcript and insights as for a live call. Scope `read_calls`.
+     *
+     *     Scope: `read_calls`.
+     */
+    post: operations['createTestInboundCall'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
   '/openapi.json': {
     parameters: {
       query?: never;
@@ -513,7 +535,8 @@ export interface components {
      *       },
      *       "has_transcript": true,
      *       "recording_available": false,
-     *       "created_at": "2026-11-21T10:00:00.000Z"
+     *       "created_at": "2026-11-21T10:00:00.000Z",
+     *       "livemode": true
      *     }
      */
     Call: {
@@ -570,6 +593,8 @@ export interface components {
        * @description When the record was created.
        */
       created_at: string;
+      /** @description False for a test-mode call (placed with a `svc_test_` key). */
+      livemode: boolean;
     };
     CallCompletedData: {
       /** Format: uuid */
@@ -614,6 +639,8 @@ export interface components {
       timestamp: string;
       /** @description 1, 2, 3… per call: order the events of one call by it. */
       sequence: number;
+      /** @description False for an event of test mode (a `svc_test_` key's call or subscription). */
+      livemode: boolean;
       data: components['schemas']['CallCompletedData'];
     };
     /**
@@ -638,6 +665,7 @@ export interface components {
      *       "has_transcript": true,
      *       "recording_available": false,
      *       "created_at": "2026-11-21T10:00:00.000Z",
+     *       "livemode": true,
      *       "summary": "The caller booked a table for two on Friday at 19:00.",
      *       "disconnect_reason": "caller_hangup",
      *       "conversation_id": "conv_8f2a61c0",
@@ -699,6 +727,8 @@ export interface components {
        * @description When the record was created.
        */
       created_at: string;
+      /** @description False for a test-mode call (placed with a `svc_test_` key). */
+      livemode: boolean;
       /** @description AI summary of the conversation; null until ready. */
       summary: string | null;
       /** @description Why the call ended, e.g. `caller_hangup`; null while in progress. */
@@ -752,6 +782,8 @@ export interface components {
       timestamp: string;
       /** @description 1, 2, 3… per call: order the events of one call by it. */
       sequence: number;
+      /** @description False for an event of test mode (a `svc_test_` key's call or subscription). */
+      livemode: boolean;
       data: components['schemas']['CallInsightReceivedData'];
     };
     CallsPage: {
@@ -802,6 +834,8 @@ export interface components {
       timestamp: string;
       /** @description 1, 2, 3… per call: order the events of one call by it. */
       sequence: number;
+      /** @description False for an event of test mode (a `svc_test_` key's call or subscription). */
+      livemode: boolean;
       data: components['schemas']['CallTranscriptReadyData'];
     };
     /**
@@ -844,8 +878,11 @@ export interface components {
       /** Format: uuid */
       customer_id: string;
       customer_name: string;
-      /** @constant */
-      mode: 'live';
+      /**
+       * @description `test` for a `svc_test_` key: it sees only test data (docs/test-mode.md).
+       * @enum {string}
+       */
+      mode: 'live' | 'test';
       /** @description Every scope (read_assistants, read_calls, read_analytics, outbound_calls, manage_webhooks, send_sms) and whether this key has it. */
       permissions: {
         read_assistants: boolean;
@@ -881,7 +918,8 @@ export interface components {
      *       "assistant_id": "7c0e2b8a-3f4d-4b6e-8a1c-5d9f2e7b3a10",
      *       "from_number": "+14155550100",
      *       "external_id": "crm-42",
-     *       "created_at": "2026-11-21T10:00:00.000Z"
+     *       "created_at": "2026-11-21T10:00:00.000Z",
+     *       "livemode": true
      *     }
      */
     OutboundCall: {
@@ -898,6 +936,8 @@ export interface components {
       external_id: string | null;
       /** Format: date-time */
       created_at: string;
+      /** @description False for a test-mode call: the built-in simulator plays it and it costs nothing. */
+      livemode: boolean;
     };
     /**
      * @example {
@@ -1087,6 +1127,7 @@ export interface components {
      *       "created_at": "2026-11-21T10:00:00.000Z",
      *       "consecutive_failures": 0,
      *       "disabled_reason": null,
+     *       "livemode": true,
      *       "secret": "whsec_TmV3IHNlY3JldCwgc2hvd24gb25jZSBvbmx5IGhlcmUh",
      *       "previous_secret_expires_at": "2026-11-22T10:00:00.000Z"
      *     }
@@ -1114,6 +1155,8 @@ export interface components {
       /** @description The current failure streak: failed deliveries since the last success, a failure starting within 5 s of the last counted one folded into it (one outage counts once). 10 disables the subscription. */
       consecutive_failures: number;
       disabled_reason: string | null;
+      /** @description False for a subscription made with a `svc_test_` key: it receives test events only. */
+      livemode: boolean;
       /** @description The new secret, shown this once. */
       secret: string;
       /**
@@ -1187,6 +1230,7 @@ export interface components {
      *           "event": "call.completed",
      *           "timestamp": "2026-11-21T10:02:15.000Z",
      *           "sequence": 1,
+     *           "livemode": true,
      *           "data": {
      *             "call_id": "1d5a3c9e-8f0b-4e6a-9c2d-7b1e4f3a6c58",
      *             "status": "completed",
@@ -1234,6 +1278,8 @@ export interface components {
         /** Format: date-time */
         timestamp: string;
         sequence: number;
+        /** @description False for an event of test mode. */
+        livemode: boolean;
         /** @description As delivered; see the `webhooks` section. */
         data: {
           [key: string]: unknown;
@@ -1272,6 +1318,7 @@ export interface components {
      *       "created_at": "2026-11-21T10:00:00.000Z",
      *       "consecutive_failures": 0,
      *       "disabled_reason": null,
+     *       "livemode": true,
      *       "secret": "whsec_Q2hvb3NlIGEgbG9uZyByYW5kb20gc2VjcmV0IGhlcmU="
      *     }
      */
@@ -1298,6 +1345,8 @@ export interface components {
       /** @description The current failure streak: failed deliveries since the last success, a failure starting within 5 s of the last counted one folded into it (one outage counts once). 10 disables the subscription. */
       consecutive_failures: number;
       disabled_reason: string | null;
+      /** @description False for a subscription made with a `svc_test_` key: it receives test events only. */
+      livemode: boolean;
       /** @description Prefixed `whsec_`, then 32 random bytes in standard base64: a Standard Webhooks secret too. Returned only on creation (201), never again. */
       secret?: string;
     };
@@ -1315,7 +1364,8 @@ export interface components {
      *           "is_active": true,
      *           "created_at": "2026-11-21T10:00:00.000Z",
      *           "consecutive_failures": 0,
-     *           "disabled_reason": null
+     *           "disabled_reason": null,
+     *           "livemode": true
      *         }
      *       ],
      *       "has_more": false
@@ -1716,7 +1766,8 @@ export interface operations {
            *           },
            *           "has_transcript": true,
            *           "recording_available": false,
-           *           "created_at": "2026-11-21T10:00:00.000Z"
+           *           "created_at": "2026-11-21T10:00:00.000Z",
+           *           "livemode": true
            *         }
            *       ],
            *       "next_cursor": "eyJ0IjoxNzk1MjU4ODAwMDAwMDAwLCJpIjoiMWQ1YTNjOWUifQ.q3T9vX2mB0Lr8cJp"
@@ -1867,6 +1918,7 @@ export interface operations {
            *       "has_transcript": true,
            *       "recording_available": false,
            *       "created_at": "2026-11-21T10:00:00.000Z",
+           *       "livemode": true,
            *       "summary": "The caller booked a table for two on Friday at 19:00.",
            *       "disconnect_reason": "caller_hangup",
            *       "conversation_id": "conv_8f2a61c0",
@@ -2063,7 +2115,8 @@ export interface operations {
            *       "assistant_id": "7c0e2b8a-3f4d-4b6e-8a1c-5d9f2e7b3a10",
            *       "from_number": "+14155550100",
            *       "external_id": "crm-42",
-           *       "created_at": "2026-11-21T10:00:00.000Z"
+           *       "created_at": "2026-11-21T10:00:00.000Z",
+           *       "livemode": true
            *     }
            */
           'application/json': components['schemas']['OutboundCall'];
@@ -2954,7 +3007,8 @@ export interface operations {
            *           "is_active": true,
            *           "created_at": "2026-11-21T10:00:00.000Z",
            *           "consecutive_failures": 0,
-           *           "disabled_reason": null
+           *           "disabled_reason": null,
+           *           "livemode": true
            *         }
            *       ],
            *       "has_more": false
@@ -3124,6 +3178,7 @@ export interface operations {
            *       "created_at": "2026-11-21T10:00:00.000Z",
            *       "consecutive_failures": 0,
            *       "disabled_reason": null,
+           *       "livemode": true,
            *       "secret": "whsec_Q2hvb3NlIGEgbG9uZyByYW5kb20gc2VjcmV0IGhlcmU="
            *     }
            */
@@ -3153,6 +3208,7 @@ export interface operations {
            *       "created_at": "2026-11-21T10:00:00.000Z",
            *       "consecutive_failures": 0,
            *       "disabled_reason": null,
+           *       "livemode": true,
            *       "secret": "whsec_Q2hvb3NlIGEgbG9uZyByYW5kb20gc2VjcmV0IGhlcmU="
            *     }
            */
@@ -3505,6 +3561,7 @@ export interface operations {
            *       "created_at": "2026-11-21T10:00:00.000Z",
            *       "consecutive_failures": 0,
            *       "disabled_reason": null,
+           *       "livemode": true,
            *       "secret": "whsec_Q2hvb3NlIGEgbG9uZyByYW5kb20gc2VjcmV0IGhlcmU="
            *     }
            */
@@ -3807,6 +3864,7 @@ export interface operations {
            *       "created_at": "2026-11-21T10:00:00.000Z",
            *       "consecutive_failures": 0,
            *       "disabled_reason": null,
+           *       "livemode": true,
            *       "secret": "whsec_TmV3IHNlY3JldCwgc2hvd24gb25jZSBvbmx5IGhlcmUh",
            *       "previous_secret_expires_at": "2026-11-22T10:00:00.000Z"
            *     }
@@ -3994,6 +4052,7 @@ export interface operations {
            *           "event": "call.completed",
            *           "timestamp": "2026-11-21T10:02:15.000Z",
            *           "sequence": 1,
+           *           "livemode": true,
            *           "data": {
            *             "call_id": "1d5a3c9e-8f0b-4e6a-9c2d-7b1e4f3a6c58",
            *             "status": "completed",
@@ -4512,6 +4571,199 @@ export interface operations {
       };
     };
   };
+  createTestInboundCall: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        /**
+         * @example {
+         *       "assistant_id": "c395c9aa-1d22-4899-af3a-ed22ed52d1d5",
+         *       "from_number": "+14155550123"
+         *     }
+         */
+        'application/json': {
+          /**
+           * Format: uuid
+           * @description The assistant that is rung (active, with a number).
+           */
+          assistant_id: string;
+          /**
+           * @description Who calls (E.164); default +14155550123.
+           * @example +14155550123
+           */
+          from_number?: string;
+          caller_name?: string;
+          /**
+           * @description `canceled`: the caller hangs up before the assistant answers. Default `completed`.
+           * @enum {string}
+           */
+          outcome?: 'completed' | 'canceled';
+        };
+      };
+    };
+    responses: {
+      /** @description The call, ringing. */
+      201: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
+          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
+          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "id": "1d5a3c9e-8f0b-4e6a-9c2d-7b1e4f3a6c58",
+           *       "direction": "outbound",
+           *       "status": "completed",
+           *       "started_at": "2026-11-21T10:00:00.000Z",
+           *       "answered_at": "2026-11-21T10:00:04.000Z",
+           *       "ended_at": "2026-11-21T10:02:10.000Z",
+           *       "duration_seconds": 126,
+           *       "from_number": "+14155550100",
+           *       "to_number": "+14155550123",
+           *       "assistant_id": "7c0e2b8a-3f4d-4b6e-8a1c-5d9f2e7b3a10",
+           *       "assistant_name": "Front desk",
+           *       "caller_name": null,
+           *       "external_id": "crm-42",
+           *       "variables": {
+           *         "first_name": "Ada"
+           *       },
+           *       "has_transcript": true,
+           *       "recording_available": false,
+           *       "created_at": "2026-11-21T10:00:00.000Z",
+           *       "livemode": true,
+           *       "summary": "The caller booked a table for two on Friday at 19:00.",
+           *       "disconnect_reason": "caller_hangup",
+           *       "conversation_id": "conv_8f2a61c0",
+           *       "cost": 0.2716,
+           *       "billable_seconds": 126
+           *     }
+           */
+          'application/json': components['schemas']['CallDetail'];
+        };
+      };
+      /** @description Problem: `input.malformed`. */
+      400: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
+          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
+          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'] & {
+            /** @enum {string} */
+            code: 'input.malformed';
+          };
+        };
+      };
+      /** @description Problem: `auth.missing`, `auth.invalid`, `auth.revoked`, `auth.expired`. */
+      401: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
+          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
+          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'] & {
+            /** @enum {string} */
+            code: 'auth.missing' | 'auth.invalid' | 'auth.revoked' | 'auth.expired';
+          };
+        };
+      };
+      /** @description Problem: `transport.insecure`, `perm.denied`. */
+      403: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
+          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
+          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'] & {
+            /** @enum {string} */
+            code: 'transport.insecure' | 'perm.denied';
+          };
+        };
+      };
+      /** @description Problem: `resource.not_found`. */
+      404: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
+          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
+          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'] & {
+            /** @enum {string} */
+            code: 'resource.not_found';
+          };
+        };
+      };
+      /** @description Problem: `input.invalid`. */
+      422: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
+          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
+          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'] & {
+            /** @enum {string} */
+            code: 'input.invalid';
+          };
+        };
+      };
+      /** @description Problem: `auth.throttled`, `rate.exceeded`, `rate.exceeded_key`. */
+      429: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
+          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
+          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
+          'Retry-After': components['headers']['Retry-After'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'] & {
+            /** @enum {string} */
+            code: 'auth.throttled' | 'rate.exceeded' | 'rate.exceeded_key';
+          };
+        };
+      };
+      /** @description Problem: `internal.error`. */
+      500: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
+          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
+          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'] & {
+            /** @enum {string} */
+            code: 'internal.error';
+          };
+        };
+      };
+    };
+  };
   getOpenApiDocument: {
     parameters: {
       query?: never;
@@ -4630,6 +4882,7 @@ export interface operations {
          *       "event": "call.completed",
          *       "timestamp": "2026-11-21T10:02:15.000Z",
          *       "sequence": 1,
+         *       "livemode": true,
          *       "data": {
          *         "call_id": "1d5a3c9e-8f0b-4e6a-9c2d-7b1e4f3a6c58",
          *         "assistant_id": "7c0e2b8a-3f4d-4b6e-8a1c-5d9f2e7b3a10",
@@ -4702,6 +4955,7 @@ export interface operations {
          *       "event": "call.insight.received",
          *       "timestamp": "2026-11-21T10:02:15.000Z",
          *       "sequence": 1,
+         *       "livemode": true,
          *       "data": {
          *         "call_id": "1d5a3c9e-8f0b-4e6a-9c2d-7b1e4f3a6c58",
          *         "assistant_id": "7c0e2b8a-3f4d-4b6e-8a1c-5d9f2e7b3a10",
@@ -4778,6 +5032,7 @@ export interface operations {
          *       "event": "call.transcript.ready",
          *       "timestamp": "2026-11-21T10:02:15.000Z",
          *       "sequence": 1,
+         *       "livemode": true,
          *       "data": {
          *         "call_id": "1d5a3c9e-8f0b-4e6a-9c2d-7b1e4f3a6c58",
          *         "assistant_id": "7c0e2b8a-3f4d-4b6e-8a1c-5d9f2e7b3a10",

@@ -27,7 +27,8 @@ export function registerListAssistants(app: FastifyInstance, assistants: Assista
       config: { scope: 'read_assistants' },
     },
     async (request) => {
-      return assistants.listAssistants(requirePrincipal(request).customerId, request.query);
+      // Assistants are the customer's in both modes: a test key calls with the real ones.
+      return assistants.listAssistants(requirePrincipal(request).accountId, request.query);
     },
   );
 }

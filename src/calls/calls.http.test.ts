@@ -23,6 +23,7 @@ const LIST_FIELDS = [
   'has_transcript',
   'recording_available',
   'created_at',
+  'livemode',
 ].sort();
 const DETAIL_FIELDS = [
   ...LIST_FIELDS,

@@ -36,6 +36,7 @@ const LIST_COLUMNS = [
   'c.has_transcript',
   'c.recording_available',
   'c.created_at',
+  'c.livemode',
 ] as const;
 
 // Microseconds since the epoch, exact (extract returns numeric): the keyset position of a row.
@@ -141,6 +142,7 @@ export async function findCallForTranscript(db: Database, customerId: string, ca
       'c.started_at',
       'c.answered_at',
       'c.duration_seconds',
+      'c.livemode',
       assistantLanguageOf('c.assistant_id').as('language'),
     ])
     .where('c.id', '=', callId)

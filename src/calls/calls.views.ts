@@ -26,6 +26,7 @@ const CALL_EXAMPLE = {
   has_transcript: true,
   recording_available: false,
   created_at: '2026-11-21T10:00:00.000Z',
+  livemode: true,
 };
 
 /** GET /calls item (spec 2.3). Every field is always present; unknown values are null. */
@@ -61,6 +62,9 @@ export const callSchema = z
     has_transcript: z.boolean(),
     recording_available: z.boolean(),
     created_at: timestamp('When the record was created.'),
+    livemode: z
+      .boolean()
+      .meta({ description: 'False for a test-mode call (placed with a `svc_test_` key).' }),
   })
   .meta({
     id: 'Call',
@@ -145,6 +149,7 @@ export function rowToCall(r: CallFields): CallView {
     has_transcript: r.has_transcript,
     recording_available: r.recording_available,
     created_at: r.created_at.toISOString(),
+    livemode: r.livemode,
   };
 }
 

@@ -19,6 +19,7 @@ export { registerGetCall, registerListCalls } from './calls.routes.ts';
 export type { CallsService } from './calls.service.ts';
 export { createCallsService } from './calls.service.ts';
 export type { CallDetailView, CallView } from './calls.views.ts';
+export { callDetailSchema } from './calls.views.ts';
 export { takeEventSequences } from './event-sequence.ts';
 export { callInsights } from './insight-reads.ts';
 export { callIdForProviderCall, findCall } from './lifecycle.repository.ts';

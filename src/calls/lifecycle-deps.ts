@@ -9,6 +9,8 @@ export type LifecycleDeps = {
   db: Database;
   clock: Clock;
   provider: VoiceProvider;
+  /** Test-mode calls' provider (the simulator) when PROVIDER is another; see providerForMode. */
+  testProvider?: VoiceProvider | undefined;
   reports: CallReports;
   logger?: Logger | undefined;
 };

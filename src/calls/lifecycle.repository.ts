@@ -102,17 +102,18 @@ export async function openCalls(
   o: { after: { createdAt: Date; callId: string } | null; limit: number },
 ) {
   let query = db
-    .selectFrom('call_lifecycle')
-    .select(['call_id', 'provider_call_id', 'created_at'])
-    .where('processing_state', '=', 'none');
+    .selectFrom('call_lifecycle as l')
+    .innerJoin('calls as c', 'c.id', 'l.call_id')
+    .select(['l.call_id', 'l.provider_call_id', 'l.created_at', 'c.livemode'])
+    .where('l.processing_state', '=', 'none');
   const after = o.after;
   if (after) {
     query = query.where((eb) =>
       eb.or([
-        eb('created_at', '>', after.createdAt),
-        eb.and([eb('created_at', '=', after.createdAt), eb('call_id', '>', after.callId)]),
+        eb('l.created_at', '>', after.createdAt),
+        eb.and([eb('l.created_at', '=', after.createdAt), eb('l.call_id', '>', after.callId)]),
       ]),
     );
   }
-  return query.orderBy('created_at').orderBy('call_id').limit(o.limit).execute();
+  return query.orderBy('l.created_at').orderBy('l.call_id').limit(o.limit).execute();
 }

@@ -36,6 +36,7 @@ const EMPTY_CALL = {
   conversation_id: null,
   cost_usd: null,
   billable_seconds: null,
+  livemode: true,
 } as const satisfies Omit<CallColumns, keyof CallStart>;
 
 export type CallColumn = keyof CallColumns;

@@ -1,5 +1,5 @@
 import type { CallRow, Database } from '../db/index.ts';
-import type { ConversationDetails, VoiceProvider } from '../provider/index.ts';
+import { type ConversationDetails, providerForMode, type VoiceProvider } from '../provider/index.ts';
 import { billableSeconds, costUnits, formatUsd } from './billing.ts';
 import type { CallReports } from './call-reports.ts';
 import * as repo from './lifecycle.repository.ts';
@@ -36,7 +36,7 @@ async function processOne(deps: LifecycleDeps, callId: string): Promise<boolean>
   const before = await repo.findCall(deps.db, callId);
   if (!before) return false;
   // Read upstream outside any transaction: no lock is held while the network is slow.
-  const fetched = await fetchDetails(deps.provider, before);
+  const fetched = await fetchDetails(providerForMode(deps, before.livemode), before);
   const now = deps.clock.now();
   return deps.db.transaction().execute(async (tx) => {
     const call = await repo.lockCall(tx, callId);
@@ -75,8 +75,9 @@ async function finish(
 ): Promise<void> {
   const duration = details?.durationSeconds ?? call.duration_seconds ?? 0;
   const billable = billableSeconds(duration, call.answered_at !== null);
-  // A provider that reports its charge (ElevenLabs' `cost_fiat`) sets the cost; else our per-minute rate.
-  const cost = details?.costUsd ?? formatUsd(costUnits(billable));
+  // A provider that reports its charge (ElevenLabs' `cost_fiat`) sets the cost; else our per-minute rate. A
+  // test-mode call costs nothing.
+  const cost = call.livemode ? (details?.costUsd ?? formatUsd(costUnits(billable))) : formatUsd(0n);
   const done = await repo.updateCall(tx, call.id, {
     duration_seconds: duration,
     billable_seconds: billable,

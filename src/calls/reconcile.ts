@@ -1,3 +1,4 @@
+import { providerForMode } from '../provider/index.ts';
 import { applyProviderEvent, endLostCall } from './apply-event.ts';
 import { openCalls } from './lifecycle.repository.ts';
 import type { LifecycleDeps } from './lifecycle-deps.ts';
@@ -42,7 +43,7 @@ export async function reconcileOpenCalls(
         if (call.created_at < unplacedBefore) await end(call.call_id, PLACEMENT_LOST);
         continue;
       }
-      const known = await deps.provider.callEvents(call.provider_call_id);
+      const known = await providerForMode(deps, call.livemode).callEvents(call.provider_call_id);
       if (known.ok) {
         for (const event of known.value) {
           if ((await applyProviderEvent(deps, event)) === 'applied') report.applied += 1;

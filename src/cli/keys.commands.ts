@@ -43,11 +43,13 @@ export function registerKeyCommands(program: Command, cli: Cli): void {
       'per-key window ceiling (1-600; default from KEY_RATE_LIMIT_PER_MINUTE)',
       Number,
     )
+    .option('--test', 'a test-mode key (svc_test_): it sees only test data and calls nobody (TEST_MODE)')
     .option('--json', 'print JSON')
     .action(
       (opts: {
         customer: string;
         name: string;
+        test?: boolean;
         scopes?: string;
         preset?: string;
         expiresAt?: string;
@@ -68,6 +70,7 @@ export function registerKeyCommands(program: Command, cli: Cli): void {
             ...(opts.spendCap ? { dailySpendCapUsd: opts.spendCap } : {}),
             ...(opts.countries ? { allowedCountries: csv(opts.countries) } : {}),
             ...(opts.rateLimit === undefined ? {} : { rateLimitPerMinute: opts.rateLimit }),
+            ...(opts.test ? { mode: 'test' as const } : {}),
           });
           output(
             cli,

@@ -19,17 +19,23 @@ export const findLimits = (db: Database, ids: readonly string[]): Promise<Stored
         .where('id', 'in', ids)
         .execute();
 
-/** What authentication holds of a key's customer: its name, its plan's window, its outbound limits. */
+/**
+ * What authentication holds of a key's customer: its name, its plan's window, its outbound limits, and its test
+ * twin (the customer row its test keys' data lives under), if it has one.
+ */
 const authCustomer = prepare((db, p: { id: string }) =>
   db
-    .selectFrom('customers')
+    .selectFrom('customers as c')
     .select([
-      'name as customer_name',
-      'rate_limit_per_minute',
-      'outbound_countries',
-      'outbound_max_daily_cap_usd',
+      'c.name as customer_name',
+      'c.rate_limit_per_minute',
+      'c.outbound_countries',
+      'c.outbound_max_daily_cap_usd',
+      sql<string | null>`(select t.id from customers t where t.live_customer_id = c.id)`.as(
+        'test_customer_id',
+      ),
     ])
-    .where('id', '=', p.id),
+    .where('c.id', '=', p.id),
 );
 
 export type AuthCustomer = Awaited<ReturnType<typeof authCustomer>>[number];
@@ -46,14 +52,49 @@ export async function findAuthCustomer(db: Database, id: string): Promise<AuthCu
 export const customerNameOf = (customerId: string): RawBuilder<string> =>
   sql<string>`(select c.name from customers c where c.id = ${sql.ref(customerId)})`;
 
+/** False for a test twin (its subscriptions' test events are test-mode events). */
+export async function isLiveCustomer(db: Database, id: string): Promise<boolean> {
+  const row = await db
+    .selectFrom('customers')
+    .select('live_customer_id')
+    .where('id', '=', id)
+    .executeTakeFirst();
+  return !row?.live_customer_id;
+}
+
 /** The ids of the `limit` oldest customers, oldest first. */
 export async function oldestCustomerIds(db: Database, limit: number): Promise<string[]> {
   const rows = await db
     .selectFrom('customers')
     .select('id')
+    .where('live_customer_id', 'is', null)
     .orderBy('created_at')
     .orderBy('id')
     .limit(limit)
     .execute();
   return rows.map((r) => r.id);
+}
+
+/**
+ * The test twin of a live customer: the customer row its test-mode data lives under, made at its first test key.
+ * Inside the caller's transaction; a concurrent first one finds the row the other made.
+ */
+export async function ensureTestTwin(
+  db: Database,
+  liveCustomerId: string,
+  id: string,
+  now: Date,
+): Promise<string> {
+  await sql`
+    insert into customers (id, name, rate_limit_per_minute, live_customer_id, created_at)
+    select ${id}, c.name, c.rate_limit_per_minute, c.id, ${now} from customers c
+    where c.id = ${liveCustomerId} and c.live_customer_id is null
+    on conflict (live_customer_id) where live_customer_id is not null do nothing`.execute(db);
+  const twin = await db
+    .selectFrom('customers')
+    .select('id')
+    .where('live_customer_id', '=', liveCustomerId)
+    .executeTakeFirst();
+  if (!twin) throw new Error(`customer ${liveCustomerId} has no test twin and cannot have one`);
+  return twin.id;
 }

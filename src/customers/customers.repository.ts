@@ -3,8 +3,15 @@ import type { CustomerRow, Database } from '../db/index.ts';
 export const insertCustomer = (db: Database, row: CustomerRow): Promise<CustomerRow> =>
   db.insertInto('customers').values(row).returningAll().executeTakeFirstOrThrow();
 
+/** Customers, not their test twins (those are a customer's test data, not customers of their own). */
 export const listCustomers = (db: Database): Promise<CustomerRow[]> =>
-  db.selectFrom('customers').selectAll().orderBy('created_at').orderBy('id').execute();
+  db
+    .selectFrom('customers')
+    .selectAll()
+    .where('live_customer_id', 'is', null)
+    .orderBy('created_at')
+    .orderBy('id')
+    .execute();
 
 export const updateCustomer = (
   db: Database,

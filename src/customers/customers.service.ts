@@ -115,6 +115,7 @@ export function createCustomersService(deps: {
         rate_limit_per_minute: perMinute,
         outbound_countries: null,
         outbound_max_daily_cap_usd: null,
+        live_customer_id: null,
         created_at: clock.now(),
       });
       return rowToCustomer(row);

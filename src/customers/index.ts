@@ -1,9 +1,11 @@
 export type { AuthCustomer } from './customer-reads.ts';
 export {
   customerNameOf,
+  ensureTestTwin,
   findAuthCustomer,
   findCustomer,
   findLimits,
+  isLiveCustomer,
   oldestCustomerIds,
 } from './customer-reads.ts';
 export type { CustomerView } from './customers.service.ts';

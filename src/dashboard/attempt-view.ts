@@ -18,6 +18,7 @@ type SentAttempt = {
   event_occurred_at: Date;
   event_sequence: number;
   event_data: unknown;
+  event_livemode: boolean;
   previous_secret_encrypted: string | null;
   previous_secret_expires_at: Date | null;
 };
@@ -31,6 +32,7 @@ export const attemptBody = (a: SentAttempt): string =>
       occurred_at: a.event_occurred_at,
       sequence: a.event_sequence,
       data: a.event_data,
+      livemode: a.event_livemode,
     }),
     null,
     2,

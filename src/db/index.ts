@@ -20,7 +20,7 @@ export type { CustomerRow } from './tables/customers.table.ts';
 export type { DashboardSessionRow, DashboardUserRow } from './tables/dashboard.table.ts';
 export type { EventRow, EventType } from './tables/events.table.ts';
 export { EVENT_TYPES } from './tables/events.table.ts';
-export type { ApiKeyRow } from './tables/keys.table.ts';
+export type { ApiKeyRow, KeyMode } from './tables/keys.table.ts';
 export type { CallLifecycleRow, CallLifecycleTable } from './tables/lifecycle.table.ts';
 export type { CallbackNotificationRow, IdempotencyRow } from './tables/outbound.table.ts';
 export type { SimulatorCallRow } from './tables/simulator.table.ts';

@@ -2,7 +2,7 @@ import { hash as digest } from 'node:crypto';
 import type { Logger } from 'pino';
 import type { Clock } from '../clock.ts';
 import { findAuthCustomer } from '../customers/index.ts';
-import type { Database } from '../db/index.ts';
+import type { Database, KeyMode } from '../db/index.ts';
 import { createWriteBehind } from '../db/index.ts';
 import { AppError } from '../errors/index.ts';
 import { type OutboundLimits, resolveLimits } from '../outbound-limits.ts';
@@ -17,7 +17,15 @@ export type Principal = {
   keyId: string;
   keyPrefix: string;
   keyName: string;
+  /** The key's mode: a `test` key sees only its customer's test data. */
+  mode: KeyMode;
+  /**
+   * Whose data the request reads and writes: the customer, or for a test key its test twin (the customer row
+   * its test data lives under). Everything scoped by customer uses this, so the two modes never meet.
+   */
   customerId: string;
+  /** The customer the key belongs to, whatever its mode: its assistants, its name and its plan. */
+  accountId: string;
   customerName: string;
   scopes: string[];
   /** Ceiling of the per-customer window (the plan). */
@@ -58,6 +66,8 @@ export function createAuthenticator(deps: {
   outboundDefaults: OutboundLimits;
   keyCache: KeyCache;
   lastUsedFlushMs?: number;
+  /** TEST_MODE: whether `svc_test_` keys are accepted (off: they answer as before test mode existed). */
+  testMode: boolean;
 }): Authenticator {
   const { db, hasher, clock, logger, keyCache } = deps;
   // The database holds the keyed HMAC of each value; a row counts only if its stored digest equals the presented
@@ -113,17 +123,17 @@ export function createAuthenticator(deps: {
       }
       const token = match[1];
       const parsed = parseToken(token);
-      if (parsed.kind === 'test_mode') {
+      if (parsed.mode === 'test' && !deps.testMode) {
         return {
           code: 'auth.invalid',
-          detail: 'Test-mode keys (svc_test_) are not available yet.',
+          detail: 'Test-mode keys (svc_test_) are not available on this service.',
           prefix: null,
         };
       }
       if (parsed.kind === 'malformed') {
         return {
           code: 'auth.invalid',
-          detail: 'The API key is not a valid svc_live_ key.',
+          detail: `The API key is not a valid ${parsed.mode === 'test' ? 'svc_test_' : 'svc_live_'} key.`,
           prefix: parsed.prefix,
         };
       }
@@ -156,11 +166,17 @@ export function createAuthenticator(deps: {
       if (!row.last_used_at || now.getTime() - row.last_used_at.getTime() >= LAST_USED_PRECISION_MS) {
         lastUsed.add(row.id, { keyId: row.id, at: now, record: row });
       }
+      // A test key is made with its customer's twin, in one transaction: it always has one.
+      const dataScope = row.mode === 'test' ? row.test_customer_id : row.customer_id;
+      if (!dataScope)
+        return { code: 'auth.invalid', detail: 'The API key is not recognised.', prefix: parsed.prefix };
       return {
         keyId: row.id,
         keyPrefix: row.prefix,
         keyName: row.name,
-        customerId: row.customer_id,
+        mode: row.mode,
+        customerId: dataScope,
+        accountId: row.customer_id,
         customerName: row.customer_name,
         scopes: row.scopes,
         rateLimitPerMinute: row.rate_limit_per_minute,

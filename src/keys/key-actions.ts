@@ -1,6 +1,6 @@
 import type { Clock } from '../clock.ts';
-import { findCustomer, findLimits } from '../customers/index.ts';
-import type { ApiKeyRow, Database } from '../db/index.ts';
+import { ensureTestTwin, findCustomer, findLimits } from '../customers/index.ts';
+import type { ApiKeyRow, Database, KeyMode } from '../db/index.ts';
 import { AppError, type Issue, invalidInput, notFound } from '../errors/index.ts';
 import { isUuid, newUuid } from '../ids.ts';
 import {
@@ -31,6 +31,8 @@ export type KeysDeps = {
   outboundDefaults: OutboundLimits;
   /** This instance's cache of verified keys: told of each change at commit (others hear the notification). */
   keyCache: Pick<KeyCache, 'changed'>;
+  /** TEST_MODE: test-mode keys can be made (off: refused, as they could not be used). */
+  testMode?: boolean | undefined;
 };
 
 export function checkScopes(scopes: readonly string[], path: string[] = ['scopes']): Issue[] {
@@ -51,6 +53,8 @@ export type NewKeyInput = {
   allowedCountries?: readonly string[];
   /** Per-key window ceiling (1-600); absent means the configured default. */
   rateLimitPerMinute?: number | null;
+  /** `test`: a `svc_test_` key, whose requests see the customer's test data only (default `live`). */
+  mode?: KeyMode;
 };
 
 /**
@@ -100,7 +104,9 @@ export function createKeyActions(deps: KeysDeps) {
 
   async function limitsOf(customerId: string): Promise<OutboundLimits> {
     const customer = await findCustomer(db, customerId);
-    if (!customer) throw notFound('Customer', { table: 'customers', id: customerId });
+    // A test twin is its customer's test data, not a customer: keys, test ones too, belong to the customer.
+    if (!customer || customer.live_customer_id)
+      throw notFound('Customer', { table: 'customers', id: customerId });
     return resolveLimits(customer, deps.outboundDefaults);
   }
 
@@ -139,10 +145,20 @@ export function createKeyActions(deps: KeysDeps) {
           : []),
       ];
       if (issues.length > 0) throw invalidInput(issues);
-      const secret = generateKey();
+      const mode = input.mode ?? 'live';
+      if (mode === 'test' && !deps.testMode) {
+        throw invalidInput([
+          {
+            path: ['mode'],
+            message: 'Test mode is off on this service (TEST_MODE=false): no svc_test_ key can be made.',
+          },
+        ]);
+      }
+      const secret = generateKey(mode);
       const row = {
         id: newUuid(),
         customer_id: input.customerId,
+        mode,
         name: input.name.trim(),
         prefix: displayPrefix(secret),
         scopes: [...new Set(input.scopes)],
@@ -153,6 +169,7 @@ export function createKeyActions(deps: KeysDeps) {
         created_at: now,
       };
       await db.transaction().execute(async (tx) => {
+        if (mode === 'test') await ensureTestTwin(tx, input.customerId, newUuid(), now);
         await repo.insertKey(tx, row, hasher.hash(secret));
         await announceKeyChange(tx, row.id);
       });
@@ -168,10 +185,10 @@ export function createKeyActions(deps: KeysDeps) {
       owner: KeyOwner,
       keyId: string,
     ): Promise<{ key: KeyView; secret: string; previousValidUntil: string }> {
-      const { id } = await requireKey(owner, keyId);
+      const { id, mode } = await requireKey(owner, keyId);
       const now = clock.now();
       const graceEnd = new Date(now.getTime() + deps.rotationGraceSeconds * 1000);
-      const secret = generateKey();
+      const secret = generateKey(mode);
       const updated = await db.transaction().execute(async (tx) => {
         const row = await repo.findKeyForUpdate(tx, id);
         if (!row) throw notFound('API key', { table: 'api_keys', id });

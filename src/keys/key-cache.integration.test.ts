@@ -98,6 +98,7 @@ describe('keys held in memory by another instance over the same PostgreSQL', {
       clock: t.clock,
       logger: createLogger('silent'),
       defaultKeyRateLimit: 60,
+      testMode: false,
       outboundDefaults: PRODUCTION_OUTBOUND_DEFAULTS,
       keyCache: cache,
     });

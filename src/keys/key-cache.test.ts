@@ -40,6 +40,8 @@ const record = (id: string, customerId = 'c1'): KeyRecord => ({
   id,
   name: 'k',
   prefix: 'svc_live_abc',
+  mode: 'live',
+  test_customer_id: null,
   scopes: [],
   expires_at: null,
   revoked_at: null,

@@ -7,7 +7,14 @@ describe('key format', () => {
     const key = generateKey();
     assert.match(key, /^svc_live_[0-9A-Za-z]{36}$/);
     assert.equal(key.length, KEY_LENGTH);
-    assert.deepEqual(parseToken(key), { kind: 'live', prefix: key.slice(0, 12) });
+    assert.deepEqual(parseToken(key), { kind: 'key', mode: 'live', prefix: key.slice(0, 12) });
+  });
+
+  it('generates svc_test_ keys for test mode, told apart by their prefix', () => {
+    const key = generateKey('test');
+    assert.match(key, /^svc_test_[0-9A-Za-z]{36}$/);
+    assert.equal(key.length, KEY_LENGTH);
+    assert.deepEqual(parseToken(key), { kind: 'key', mode: 'test', prefix: key.slice(0, 12) });
   });
 
   it('never repeats and uses the whole base62 alphabet (entropy sanity check)', () => {
@@ -24,15 +31,18 @@ describe('key format', () => {
     assert.equal(parseToken(swapped).kind, 'malformed');
   });
 
-  it('refuses wrong shapes and reports test-mode keys separately', () => {
-    assert.equal(parseToken('svc_test_abcdefabcdefabcdefabcdefabcdefabcdef').kind, 'test_mode');
+  it('refuses wrong shapes, saying which mode a malformed key claims', () => {
+    const test = parseToken('svc_test_abcdefabcdefabcdefabcdefabcdefabcdef');
+    assert.deepEqual([test.kind, test.mode], ['malformed', 'test'], 'a bad checksum');
     for (const bad of [
       '',
       'svc_live_',
       'svc_live_short',
       'sk_live_abc',
       `${generateKey()}x`,
+      `${generateKey('test')}x`,
       'svc_live_!!!!',
+      'svc_other_abcdefabcdefabcdefabcdefabcdefabcdef',
     ]) {
       assert.equal(parseToken(bad).kind, 'malformed', bad);
     }

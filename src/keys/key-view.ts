@@ -7,6 +7,8 @@ export type KeyView = {
   customer_id: string;
   name: string;
   prefix: string;
+  /** `test`: a `svc_test_` key (test mode). */
+  mode: 'live' | 'test';
   scopes: string[];
   status: 'active' | 'revoked' | 'expired';
   expires_at: string | null;
@@ -34,6 +36,7 @@ export function rowToKeyView(row: ApiKeyRow, now: Date, limits: OutboundLimits):
     customer_id: row.customer_id,
     name: row.name,
     prefix: row.prefix,
+    mode: row.mode,
     scopes: row.scopes,
     status,
     expires_at: row.expires_at?.toISOString() ?? null,

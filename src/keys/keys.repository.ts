@@ -33,6 +33,7 @@ const bySecretHash = prepare((db, p: { hash: string }) =>
       'k.allowed_countries',
       'k.rate_limit_per_minute as key_rate_limit_per_minute',
       'k.customer_id',
+      'k.mode',
     ])
     .where('s.hash', '=', p.hash),
 );

@@ -26,7 +26,9 @@ export const identitySchema = z
   .object({
     customer_id: z.uuid(),
     customer_name: z.string(),
-    mode: z.literal('live'),
+    mode: z
+      .enum(['live', 'test'])
+      .meta({ description: '`test` for a `svc_test_` key: it sees only test data (docs/test-mode.md).' }),
     permissions: z
       .object({
         read_assistants: z.boolean(),
@@ -62,9 +64,9 @@ export function registerWhoami(app: FastifyInstance): void {
     async (request) => {
       const p = requirePrincipal(request);
       return {
-        customer_id: p.customerId,
+        customer_id: p.accountId,
         customer_name: p.customerName,
-        mode: 'live' as const,
+        mode: p.mode,
         permissions: permissionsMap(p.scopes),
         key_prefix: p.keyPrefix,
       };

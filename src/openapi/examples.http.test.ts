@@ -36,7 +36,7 @@ describe('the request examples of the reference, run as written', () => {
   let doc: Json;
 
   before(async () => {
-    t = await startTestApp({ clock: new ManualClock(NOW) });
+    t = await startTestApp({ clock: new ManualClock(NOW), testMode: true });
     dir = snippetFolder('vca-examples-');
     certFile = path.join(dir, 'cert.pem');
     writeFileSync(certFile, t.cert);
@@ -85,9 +85,19 @@ describe('the request examples of the reference, run as written', () => {
   async function world(): Promise<{
     caller: Caller;
     ids: (operationId: string) => Record<string, string>;
+    /** The key a sample runs with: the test-mode routes need the customer's `svc_test_` key. */
+    keyFor: (operationId: string) => string;
     quiet: () => Promise<void>;
   }> {
     const caller = await newCaller(t);
+    const testKey = (
+      await t.services.keys.createKey({
+        customerId: caller.customerId,
+        name: 'test mode',
+        scopes: ['read_calls'],
+        mode: 'test',
+      })
+    ).secret;
     const quiet = async () => {
       await t.db
         .updateTable('webhook_subscriptions')
@@ -124,8 +134,14 @@ describe('the request examples of the reference, run as written', () => {
       redeliverWebhookEvent: { 'path.id': event, 'body.subscription_id': kept },
       deleteWebhookSubscription: { 'path.id': kept },
       deleteWebhookSubscriptionLegacy: { 'query.id': legacy },
+      createTestInboundCall: { 'body.assistant_id': caller.assistant.id },
     };
-    return { caller, ids: (operationId) => ids[operationId] ?? {}, quiet };
+    return {
+      caller,
+      ids: (operationId) => ids[operationId] ?? {},
+      keyFor: (operationId) => (operationId === 'createTestInboundCall' ? testKey : caller.key),
+      quiet,
+    };
   }
 
   /** The sample with the example's ids replaced by the customer's. */
@@ -142,12 +158,15 @@ describe('the request examples of the reference, run as written', () => {
   }
 
   it('every curl command gets one of its documented 2xx answers', async () => {
-    const { caller, ids, quiet } = await world();
-    const env = { ...process.env, BASE_URL: t.url, KEY: caller.key, CURL_CA_BUNDLE: certFile };
+    const { ids, keyFor, quiet } = await world();
+    const env = { ...process.env, BASE_URL: t.url, CURL_CA_BUNDLE: certFile };
     const answers: Record<string, string> = {};
     for (const s of samples) {
       const command = `${filled(s.curl, s.operationId, ids(s.operationId))} --silent --show-error --write-out '\\n%{http_code}'`;
-      const { stdout } = await run('bash', ['-c', command], { env, timeout: 30_000 });
+      const { stdout } = await run('bash', ['-c', command], {
+        env: { ...env, KEY: keyFor(s.operationId) },
+        timeout: 30_000,
+      });
       const status = stdout.trim().split('\n').at(-1) ?? '';
       answers[s.operationId] = s.statuses.includes(status)
         ? 'documented 2xx'
@@ -161,20 +180,15 @@ describe('the request examples of the reference, run as written', () => {
   });
 
   it('every SDK program runs to its end (the SDK throws ProblemError on any error answer)', async () => {
-    const { caller, ids, quiet } = await world();
-    const env = {
-      ...process.env,
-      BASE_URL: t.url,
-      VOICE_CALLS_API_KEY: caller.key,
-      NODE_EXTRA_CA_CERTS: certFile,
-    };
+    const { ids, keyFor, quiet } = await world();
+    const env = { ...process.env, BASE_URL: t.url, NODE_EXTRA_CA_CERTS: certFile };
     const outcomes: Record<string, string> = {};
     for (const s of samples) {
       const file = path.join(dir, `${s.operationId}.ts`);
       writeFileSync(file, filled(s.sdk, s.operationId, ids(s.operationId)));
       outcomes[s.operationId] = await run(process.execPath, ['--conditions=@voice-calls/source', file], {
         cwd: dir,
-        env,
+        env: { ...env, VOICE_CALLS_API_KEY: keyFor(s.operationId) },
         timeout: 60_000,
       }).then(
         () => 'ran',

@@ -20,6 +20,28 @@ const DESCRIPTION = `JSON over HTTPS for voice assistants, calls, transcripts, o
 - **Pagination**: pass \`next_cursor\` back as \`cursor\` until it is null.
 - **Versioning**: additive changes (new fields, endpoints, events) happen within v1: ignore unknown fields.`;
 
+/** The test numbers, served in the reference (the simulator plays them: src/simulator/simulator-plan.ts). */
+const TEST_MODE_DESCRIPTION = `A \`svc_test_\` key (where the operator enabled test mode) uses the same API on the
+customer's test data only: its calls, subscriptions, events and idempotency keys are never seen by a live key, and
+the other way round. Its calls go to the built-in simulator, never to a real phone, and cost nothing; objects and
+events carry \`livemode: false\`. The destination number chooses the outcome (the fictional 555-0100–0199 block
+of any US area code); any other valid number completes:
+
+| \`to_number\` | Outcome |
+|---|---|
+| \`+1NXX5550199\` (and any number not below) | answered, completed, transcript and insights |
+| \`+1NXX5550191\` | \`busy\` |
+| \`+1NXX5550192\` | \`no_answer\` (rings 30 s) |
+| \`+1NXX5550193\` | \`failed\` |
+| \`+1NXX5550195\` | \`canceled\` |
+| \`+1NXX5550196\` | voicemail: \`completed\`, \`disconnect_reason\` \`voicemail\` |
+| \`+1NXX5550197\` | completed; its transcript settles for 60 s (202, then 200) |
+| \`+1NXX5550198\` | 502 \`carrier.unavailable\`: the provider is down, nothing placed |
+| \`+1NXX5550190\` | 503 \`carrier.busy\` with \`Retry-After: 5\`: the provider's concurrency limit |
+| a number outside the key's allowlist, e.g. \`+442079460199\` | 403 \`outbound.country_not_allowed\` |
+
+\`POST /test/inbound-calls\` makes a simulated caller ring one of the customer's assistants.`;
+
 const TAGS = [
   { name: 'Authentication', description: 'Check a key and its scopes.' },
   { name: 'Assistants', description: 'The voice assistants of the customer.' },
@@ -28,6 +50,7 @@ const TAGS = [
   { name: 'Outbound calls', description: 'Place calls through an assistant.' },
   { name: 'Webhook subscriptions', description: 'Where signed events are delivered.' },
   { name: 'Webhook events', description: 'What was sent, every attempt, and redelivery.' },
+  { name: 'Test mode', description: TEST_MODE_DESCRIPTION },
   { name: 'Documentation', description: 'This document.' },
 ];
 

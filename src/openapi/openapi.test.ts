@@ -190,7 +190,7 @@ describe('OpenAPI document', () => {
       assert.match(body, /#\/components\/schemas\/Call\w+Event/);
     }
     const envelope = (doc.components as { schemas: Record<string, Json> }).schemas.CallCompletedEvent;
-    assert.deepEqual(envelope?.required, ['id', 'event', 'timestamp', 'sequence', 'data']);
+    assert.deepEqual(envelope?.required, ['id', 'event', 'timestamp', 'sequence', 'livemode', 'data']);
   });
 
   it('keeps additionalProperties: false for request bodies only (clients must accept new response fields)', () => {

@@ -26,7 +26,7 @@ export async function dryRun(
 ): Promise<DryRunView> {
   const now = deps.clock.now();
   const assistant = await findAssistant(deps.db, body.assistant_id);
-  const owned = assistantCheck(assistant, p.customerId);
+  const owned = assistantCheck(assistant, p.accountId);
   const numbers = numberChecks(body.to_number, p.allowedCountries, p.outboundLimits);
   const used = await spentOnDay(deps.db, p.keyId, utcDay(now));
   const { check, spend } = spendCheck(p.dailySpendCapUsd, p.outboundLimits, used, now);

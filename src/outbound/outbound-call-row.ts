@@ -27,6 +27,7 @@ export function outboundCallRow(
     variables: body.variables === undefined ? null : JSON.stringify(body.variables),
     metadata: body.metadata === undefined ? null : JSON.stringify(body.metadata),
     callback_url: body.callback_url ?? null,
+    livemode: p.mode === 'live',
     created_at: now,
     updated_at: now,
   });

@@ -37,6 +37,7 @@ describe('POST /outbound-calls', () => {
       from_number: '+14155550102',
       external_id: 'crm-lead-4711',
       created_at: t.clock.now().toISOString(),
+      livemode: true,
     });
     assert.equal(res.headers.location, `/api/v1/calls/${res.body.id}`);
     assert.equal(res.headers['idempotent-replayed'], undefined);

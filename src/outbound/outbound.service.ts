@@ -17,7 +17,7 @@ import { newUuid } from '../ids.ts';
 import type { Principal } from '../keys/index.ts';
 import { lockKeyForSpend } from '../keys/index.ts';
 import type { OutboundLimits } from '../outbound-limits.ts';
-import type { AgentLink, VoiceProvider } from '../provider/index.ts';
+import { type AgentLink, providerForMode, type VoiceProvider } from '../provider/index.ts';
 import { recordCallback } from './callbacks.ts';
 import { assistantCheck, numberChecks, spendCheck, throwFirstFailure } from './checks.ts';
 import { dryRun } from './dry-run.ts';
@@ -32,6 +32,8 @@ export function createOutboundService(deps: {
   db: Database;
   clock: Clock;
   provider: VoiceProvider;
+  /** Test-mode placements' provider (the simulator) when PROVIDER is another; see providerForMode. */
+  testProvider?: VoiceProvider | undefined;
   /** The operator's webhook target policy, which callback_url follows too. */
   webhooks: TargetPolicy;
   /** The limits of customers without their own: the largest cap is read afresh under the key's lock. */
@@ -47,7 +49,7 @@ export function createOutboundService(deps: {
    */
   keepUnconfirmed?: boolean;
 }) {
-  const { db, clock, provider } = deps;
+  const { db, clock } = deps;
 
   /** The same target check as webhook subscriptions, before anything is claimed or reserved. */
   function checkCallbackUrl(body: OutboundCallBody): void {
@@ -74,16 +76,18 @@ export function createOutboundService(deps: {
       }
       const assistant = await findAssistant(tx, body.assistant_id);
       throwFirstFailure([
-        assistantCheck(assistant, p.customerId),
+        assistantCheck(assistant, p.accountId),
         ...numberChecks(body.to_number, p.allowedCountries, p.outboundLimits).checks,
       ]);
       if (!assistant) throw new AppError('resource.not_found', 'Assistant not found.');
       const from = assistant.phone_numbers[0] ?? '';
-      const agent = deps.agentFor ? await deps.agentFor(tx, assistant.id, from) : null;
+      // A test-mode call goes to the simulator, which needs no agent, and costs nothing: no spend to check.
+      const live = p.mode === 'live';
+      const agent = live && deps.agentFor ? await deps.agentFor(tx, assistant.id, from) : null;
       // The key's row lock makes concurrent placements on one key take their reservations in turn.
       const key = await lockKeyForSpend(tx, p.keyId);
       if (!key) throw new AppError('auth.revoked', 'The API key no longer exists.');
-      if (!(await spend.findReservation(tx, callId))) {
+      if (live && !(await spend.findReservation(tx, callId))) {
         const used = await spend.spentOnDay(tx, p.keyId, utcDay(now));
         // Read under the key's lock, so a cap the operator just lowered holds for this reservation.
         const maxDailyCapUsd =
@@ -91,14 +95,15 @@ export function createOutboundService(deps: {
         throwFirstFailure([spendCheck(key.daily_spend_cap_usd, { maxDailyCapUsd }, used, now).check]);
       }
       await createCall(tx, outboundCallRow(p, body, assistant, callId, now), { providerCallId: null, now });
-      await spend.insertReservation(tx, {
-        call_id: callId,
-        api_key_id: p.keyId,
-        customer_id: p.customerId,
-        day: utcDay(now),
-        amount_usd: formatUsd(ESTIMATE_UNITS),
-        now,
-      });
+      if (live)
+        await spend.insertReservation(tx, {
+          call_id: callId,
+          api_key_id: p.keyId,
+          customer_id: p.customerId,
+          day: utcDay(now),
+          amount_usd: formatUsd(ESTIMATE_UNITS),
+          now,
+        });
       return { kind: 'placing' as const, callId, language: assistant.language, from, agent };
     });
   }
@@ -115,10 +120,14 @@ export function createOutboundService(deps: {
       checkCallbackUrl(body);
       const reserved = await reserve(p, body, idemKey);
       if (reserved.kind === 'replay') {
-        return { status: reserved.status, body: reserved.body as OutboundCallView, replayed: true };
+        // A body stored before test mode existed lacks `livemode`: every such call was live.
+        const stored = reserved.body as Omit<OutboundCallView, 'livemode'> & { livemode?: boolean };
+        const body: OutboundCallView = { ...stored, livemode: stored.livemode ?? true };
+        return { status: reserved.status, body, replayed: true };
       }
       const { callId } = reserved;
-      const placed = await provider.placeCall({
+      const live = p.mode === 'live';
+      const placed = await providerForMode(deps, live).placeCall({
         callId,
         assistantId: body.assistant_id,
         language: reserved.language,
@@ -127,6 +136,7 @@ export function createOutboundService(deps: {
         variables: body.variables ?? {},
         maxDurationSeconds: MAX_CALL_SECONDS,
         agent: reserved.agent,
+        ...(live ? {} : { testMode: true }),
       });
       const now = clock.now();
       const key = idemKey ? { customerId: p.customerId, key: idemKey } : null;
@@ -136,7 +146,8 @@ export function createOutboundService(deps: {
         // Confirmed means the provider has the call: it said so to us or to a concurrent retry,
         // or its events already moved the call on, whatever it answered this request.
         const confirmed = !!call && (call.status !== 'queued' || !!placedCall?.providerCallId);
-        const unconfirmed = !placed.ok && placed.error.code === 'timeout' && deps.keepUnconfirmed === true;
+        const unconfirmed =
+          !placed.ok && placed.error.code === 'timeout' && live && deps.keepUnconfirmed === true;
         if (!call || (!placed.ok && !confirmed && !unconfirmed)) {
           if (call) await removeUnplacedCall(tx, callId);
           if (key) await idem.markFailed(tx, key, now);

@@ -15,6 +15,9 @@ export const outboundCallSchema = z
     from_number: z.string().meta({ description: "The assistant's number the call is placed from." }),
     external_id: z.string().nullable().meta({ description: 'Your reference, echoed.' }),
     created_at: z.string().meta({ format: 'date-time' }),
+    livemode: z.boolean().meta({
+      description: 'False for a test-mode call: the built-in simulator plays it and it costs nothing.',
+    }),
   })
   .meta({
     id: 'OutboundCall',
@@ -27,6 +30,7 @@ export const outboundCallSchema = z
         from_number: '+14155550100',
         external_id: 'crm-42',
         created_at: '2026-11-21T10:00:00.000Z',
+        livemode: true,
       },
     ],
   });
@@ -116,6 +120,7 @@ export const rowToView = (c: CallRow): OutboundCallView => ({
   from_number: c.from_number,
   external_id: c.external_id,
   created_at: c.created_at.toISOString(),
+  livemode: c.livemode,
 });
 
 export function providerFailure(error: ProviderError | null, keyed: boolean): AppError {

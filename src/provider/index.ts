@@ -18,4 +18,5 @@ export type {
   ProviderTurn,
   VoiceProvider,
 } from './interface.ts';
+export { providerForMode } from './mode.ts';
 export { pick, randomNanpNumber, rng } from './random.ts';

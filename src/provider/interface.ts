@@ -72,6 +72,8 @@ export type PlaceCallRequest = {
   maxDurationSeconds: number;
   /** The assistant's upstream agent and the `from` number's id there (ElevenLabs); null when not linked. */
   agent?: AgentLink | null;
+  /** A test-mode call (a `svc_test_` key's): the simulator plays the test numbers' outcomes (simulator-plan.ts). */
+  testMode?: boolean;
 };
 
 export type AgentLink = { agentId: string; phoneNumberId: string; telephony: 'twilio' | 'sip_trunk' };
@@ -115,6 +117,8 @@ export type ProviderEvent =
       to: string;
       callerName: string | null;
       at: Date;
+      /** A test-mode inbound call (POST /test/inbound-calls): the test twin it is filed under. */
+      testCustomerId?: string;
     }
   | ({ type: 'call.ringing'; at: Date } & CallNamed)
   | ({ type: 'call.answered'; conversationId: string; at: Date } & CallNamed)

@@ -1,3 +1,4 @@
+export type { Simulator } from './simulator.ts';
 export { createSimulator } from './simulator.ts';
 export { runProviderTick, startSimulatorLoop } from './simulator-loop.ts';
 export { archivedInput, buildScript, conversationIdFor } from './simulator-script.ts';

@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import type { PlaceCallRequest } from '../provider/index.ts';
 import { rng } from '../provider/index.ts';
 import type { NewSimCall as StoredCall } from './simulator-calls.ts';
-import { type Outcome, outboundOutcome, planSteps, type Step } from './simulator-plan.ts';
+import { type Outcome, outboundOutcome, planSteps, type Step, testNumber } from './simulator-plan.ts';
 import { buildScript, conversationIdFor, type ScriptInput, seedOf } from './simulator-script.ts';
 
 export type InboundCall = {
@@ -13,6 +13,8 @@ export type InboundCall = {
   language: string;
   /** Forces the outcome; by default 1 in 20 callers hang up before the assistant answers. */
   outcome?: 'completed' | 'canceled';
+  /** A test-mode inbound call: the customer's test twin, which files it. */
+  testCustomerId?: string;
 };
 
 type NewSimCall = { call: StoredCall; steps: Step[] };
@@ -42,7 +44,9 @@ function assemble(
 /** An outbound call: outcome from the destination (test numbers) or chance, seeded by our call id. */
 export function outboundSimCall(request: PlaceCallRequest): NewSimCall {
   const random = rng(seedOf(request.callId));
-  const outcome = outboundOutcome(request.to, random);
+  const test = request.testMode ? testNumber(request.to) : null;
+  const asked = test && 'outcome' in test ? test : null;
+  const outcome = asked ? asked.outcome : outboundOutcome(request.to, random);
   const conversationId = conversationIdFor('outbound', request.language);
   const input: ScriptInput = {
     direction: 'outbound',
@@ -50,6 +54,8 @@ export function outboundSimCall(request: PlaceCallRequest): NewSimCall {
     variables: request.variables,
     maxDurationSeconds: request.maxDurationSeconds,
     long: outcome === 'long',
+    ...(outcome === 'voicemail' ? { voicemail: true } : {}),
+    ...(asked?.settleSeconds ? { settleSeconds: asked.settleSeconds } : {}),
   };
   const call = {
     providerCallId: newProviderCallId(),

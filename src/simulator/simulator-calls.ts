@@ -6,7 +6,14 @@ import { fail, ok, providerNotFound } from '../provider/index.ts';
 import type { Step } from './simulator-plan.ts';
 import { archivedInput, buildScript, type Script, type ScriptInput } from './simulator-script.ts';
 
-export type Inbound = { assistantId: string; from: string; to: string; callerName: string | null };
+export type Inbound = {
+  assistantId: string;
+  from: string;
+  to: string;
+  callerName: string | null;
+  /** A test-mode inbound call: the customer's test twin, which files it. */
+  testCustomerId?: string;
+};
 
 export type SimCall = {
   providerCallId: string;
@@ -176,7 +183,7 @@ export function createCallStore(o: {
         });
       }
       const details = call.script.details;
-      const settledAt = endedAt.getTime() + o.settleSeconds() * 1000;
+      const settledAt = endedAt.getTime() + (call.input.settleSeconds ?? o.settleSeconds()) * 1000;
       if (now.getTime() < settledAt) {
         const retryAfterSeconds = Math.max(1, Math.ceil((settledAt - now.getTime()) / 1000));
         return ok({ conversationId: id, details, transcript: { state: 'settling', retryAfterSeconds } });

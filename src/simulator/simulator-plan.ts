@@ -13,7 +13,36 @@ export const MAGIC_SUFFIXES: Record<string, Outcome> = {
   '0199': 'completed',
 };
 
-export type Outcome = ProviderEndStatus | 'long';
+export type Outcome = ProviderEndStatus | 'long' | 'voicemail';
+
+/**
+ * Test mode's numbers (docs/test-mode.md): a US number of the fictional 555-0100–0199 block, by its last two
+ * digits. What they do to the placement itself (`refused`) happens before any call exists; the rest are the call's
+ * outcome. Every other number completes, so a test call's outcome is always the one asked for.
+ */
+export const TEST_NUMBERS: Record<
+  string,
+  { outcome: Outcome; settleSeconds?: number } | { refused: 'unavailable' | 'busy' }
+> = {
+  '90': { refused: 'busy' },
+  '91': { outcome: 'busy' },
+  '92': { outcome: 'no_answer' },
+  '93': { outcome: 'failed' },
+  '95': { outcome: 'canceled' },
+  '96': { outcome: 'voicemail' },
+  '97': { outcome: 'completed', settleSeconds: 60 },
+  '98': { refused: 'unavailable' },
+  '99': { outcome: 'completed' },
+};
+const TEST_NUMBER_RE = /^\+1[2-9]\d{2}55501(\d{2})$/;
+
+/** What a test-mode number asks for (a completed call unless it is one of TEST_NUMBERS). */
+export function testNumber(
+  to: string,
+): { outcome: Outcome; settleSeconds?: number } | { refused: 'unavailable' | 'busy' } {
+  const suffix = TEST_NUMBER_RE.exec(to)?.[1];
+  return (suffix && TEST_NUMBERS[suffix]) || { outcome: 'completed' };
+}
 
 /** How long a simulated phone rings before nobody answers. */
 export const NO_ANSWER_AFTER_SECONDS = 30;
@@ -62,6 +91,12 @@ export function planSteps(options: {
     ];
   }
   switch (outcome) {
+    case 'voicemail':
+      return [
+        { afterSeconds: 1, kind: 'ringing' },
+        { afterSeconds: 4, kind: 'answered' },
+        ended(4 + options.talkSeconds, 'completed', 'voicemail'),
+      ];
     case 'busy':
       return [ended(2, 'busy', 'busy')];
     case 'failed':

@@ -14,6 +14,10 @@ export type ScriptInput = {
   /** The provider's hang-up length; a `long` script talks past it and is cut there. */
   maxDurationSeconds: number;
   long: boolean;
+  /** Nobody answers but the voicemail: the agent leaves its opening lines (a test number). */
+  voicemail?: boolean;
+  /** How long the transcript settles after the call, instead of PROVIDER_SETTLE_SECONDS (a test number). */
+  settleSeconds?: number;
 };
 
 export type Script = { turns: ProviderTurn[]; details: ConversationDetails; disconnectReason: string };
@@ -96,6 +100,7 @@ export function buildScript(conversationId: string, input: ScriptInput): Script 
     const padding = Array.from({ length: 120 }, (_, i) => FILLER[i % 2] as [ProviderTurn['role'], string]);
     lines = [...lines.slice(0, 2), ...padding, ...lines.slice(2)];
   }
+  if (input.voicemail) lines = lines.filter(([role]) => role === 'agent').slice(0, 2);
   const turns: ProviderTurn[] = [];
   let t = 1;
   for (const [role, raw] of lines) {
@@ -117,8 +122,8 @@ export function buildScript(conversationId: string, input: ScriptInput): Script 
         : 'caller_hangup',
     details: {
       durationSeconds,
-      summary: scenario.summary,
-      insights: scenario.insights(random),
+      summary: input.voicemail ? 'Reached voicemail; the assistant left a message.' : scenario.summary,
+      insights: input.voicemail ? [] : scenario.insights(random),
       hasTranscript: turns.length > 0,
       recordingAvailable: random() < 0.9,
     },

@@ -4,6 +4,7 @@ import type { ProviderError, ProviderEvent, VoiceProvider } from '../provider/in
 import { fail, ok, providerNotFound, providerUnavailable } from '../provider/index.ts';
 import { type InboundCall, inboundSimCall, outboundSimCall } from './simulator-builders.ts';
 import { createCallStore, happened, toEvent } from './simulator-calls.ts';
+import { testNumber } from './simulator-plan.ts';
 import type { Script } from './simulator-script.ts';
 
 export type { InboundCall } from './simulator-builders.ts';
@@ -18,6 +19,17 @@ export type SimulatorSettings = {
   /** How long after a conversation ends its transcript reads as "settling". */
   settleSeconds: number;
   sleep: (ms: number) => Promise<void>;
+};
+
+/** What the test numbers that refuse a placement answer (docs/test-mode.md). */
+const TEST_REFUSALS: Record<'unavailable' | 'busy', ProviderError> = {
+  unavailable: providerUnavailable('Test number: the provider is unavailable.'),
+  busy: {
+    code: 'busy',
+    retryable: true,
+    retryAfterSeconds: 5,
+    detail: 'Test number: the provider is at its concurrency limit.',
+  },
 };
 
 const realSleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms).unref());
@@ -96,6 +108,8 @@ export function createSimulator(
     async placeCall(request) {
       const fault = await gate();
       if (fault) return fail(fault);
+      const test = request.testMode ? testNumber(request.to) : null;
+      if (test && 'refused' in test) return fail(TEST_REFUSALS[test.refused]);
       // A call id placed before returns its first placement (the store's unique call_id).
       const { call, steps } = outboundSimCall(request);
       const placed = await store.start(call, steps);

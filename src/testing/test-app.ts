@@ -96,6 +96,8 @@ export type TestAppOptions = {
   /** Extra routes or hooks, registered before the app listens (e.g. a route that fails on purpose). */
   register?: (app: FastifyInstance) => void;
   readinessProbes?: ReadinessProbe[];
+  /** TEST_MODE (default off, as in production until test mode is complete). */
+  testMode?: boolean;
   /** Dashboard session lifetimes and sign-in throttles (defaults otherwise). */
   dashboard?: Partial<DashboardSettings>;
   /**
@@ -146,6 +148,7 @@ export async function startTestApp(options: TestAppOptions = {}): Promise<TestAp
     db,
     provider: options.provider,
     providerObserver: metrics.provider,
+    testMode: options.testMode ?? false,
     // Each test app is its own provider account: its clock drives only its own simulated calls.
     simulatorAccount: randomUUID(),
     notifications: options.notifications ?? database.notifications,

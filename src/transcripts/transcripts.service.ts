@@ -1,7 +1,7 @@
 import { findCallForTranscript, isTerminal, markHasTranscript } from '../calls/index.ts';
 import type { Clock } from '../clock.ts';
 import type { Database } from '../db/index.ts';
-import type { VoiceProvider } from '../provider/index.ts';
+import { providerForMode, type VoiceProvider } from '../provider/index.ts';
 import {
   boundedWebhookTranscript,
   type RestSegment,
@@ -37,8 +37,13 @@ export type FetchResult =
 /** Until the call is answered there is no conversation to ask about; look again after this. */
 const UNANSWERED_RETRY_SECONDS = 15;
 
-export function createTranscriptsService(deps: { db: Database; clock: Clock; provider: VoiceProvider }) {
-  const { db, clock, provider } = deps;
+export function createTranscriptsService(deps: {
+  db: Database;
+  clock: Clock;
+  provider: VoiceProvider;
+  testProvider?: VoiceProvider | undefined;
+}) {
+  const { db, clock } = deps;
 
   return {
     /** Stored → returned; else fetched from the provider and stored (spec 3.2). */
@@ -75,7 +80,7 @@ export function createTranscriptsService(deps: { db: Database; clock: Clock; pro
             };
       }
       const conversationId = call.conversation_id;
-      const result = await provider.getConversation(conversationId);
+      const result = await providerForMode(deps, call.livemode).getConversation(conversationId);
       if (!result.ok) {
         return result.error.retryable
           ? { state: 'unavailable', retryable: true, detail: result.error.detail }

@@ -12,6 +12,7 @@ export type ClaimedDelivery = Pick<
   event_occurred_at: Date;
   event_sequence: number;
   event_data: unknown;
+  event_livemode: boolean;
 } & Pick<
     SubscriptionRow,
     'url' | 'secret_encrypted' | 'previous_secret_encrypted' | 'previous_secret_expires_at'
@@ -91,7 +92,7 @@ export async function claimDue(
     },
     returning: sql`q.id, q.event_id, q.subscription_id, q.attempts, q.next_attempt_at,
       e.type as event_type, e.occurred_at as event_occurred_at, e.sequence as event_sequence,
-      e.data as event_data, s.url, s.secret_encrypted, s.previous_secret_encrypted,
+      e.data as event_data, e.livemode as event_livemode, s.url, s.secret_encrypted, s.previous_secret_encrypted,
       s.previous_secret_expires_at`,
   });
 }

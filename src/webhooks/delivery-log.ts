@@ -70,6 +70,7 @@ export async function deliveryAttempt(db: Database, customerId: string, subscrip
       'e.occurred_at as event_occurred_at',
       'e.sequence as event_sequence',
       'e.data as event_data',
+      'e.livemode as event_livemode',
       's.id as subscription_id',
       's.previous_secret_encrypted',
       's.previous_secret_expires_at',

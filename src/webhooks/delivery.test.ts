@@ -70,6 +70,7 @@ describe('webhook delivery', () => {
       event: 'call.completed',
       timestamp: event.occurred_at.toISOString(),
       sequence: 1,
+      livemode: true,
       data: { call_id: callId, direction: 'incoming', cost: 0.09 },
     });
     assert.equal(verify(sub.secret, req.headers, `${req.body} `), false, 'any change breaks it');

@@ -4,14 +4,18 @@ import { webhookTranscriptSchema } from '../transcripts/index.ts';
 
 /**
  * The delivered body: the spec envelope (event, timestamp, data) plus our additive `id` and `sequence`
- * (per call), so receivers can de-duplicate at-least-once deliveries and order the events of one call.
+ * (per call), so receivers can de-duplicate at-least-once deliveries and order the events of one call, and
+ * `livemode` (false for test mode).
  */
-export function envelopeOf(event: Pick<EventRow, 'id' | 'type' | 'occurred_at' | 'sequence' | 'data'>) {
+export function envelopeOf(
+  event: Pick<EventRow, 'id' | 'type' | 'occurred_at' | 'sequence' | 'data' | 'livemode'>,
+) {
   return {
     id: event.id,
     event: event.type,
     timestamp: event.occurred_at.toISOString(),
     sequence: event.sequence,
+    livemode: event.livemode,
     data: event.data,
   };
 }
@@ -94,6 +98,9 @@ const envelope = <E extends EventType, D extends z.ZodType>(event: E, data: D, i
         .number()
         .int()
         .meta({ description: '1, 2, 3… per call: order the events of one call by it.' }),
+      livemode: z
+        .boolean()
+        .meta({ description: "False for an event of test mode (a `svc_test_` key's call or subscription)." }),
       data,
     })
     .meta({ id });

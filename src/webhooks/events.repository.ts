@@ -46,11 +46,11 @@ export async function recordEvents(tx: Database, events: NewEvent[]): Promise<Ev
     ),
     ${takeEventSequences()},
     ev as (
-      insert into events (id, customer_id, type, call_id, sequence, data, occurred_at)
+      insert into events (id, customer_id, type, call_id, sequence, data, occurred_at, livemode)
       select i.id, i.customer_id, i.type, i.call_id,
         b.event_seq - count(*) over (partition by i.call_id)
           + row_number() over (partition by i.call_id order by i.ord),
-        i.data, i.occurred_at
+        i.data, i.occurred_at, b.livemode
       from input i join bumped b on b.id = i.call_id
       returning *
     ),

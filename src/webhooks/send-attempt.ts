@@ -35,6 +35,7 @@ export async function sendAttempt(
       occurred_at: d.event_occurred_at,
       sequence: d.event_sequence,
       data: d.event_data,
+      livemode: d.event_livemode,
     }),
   );
   const startedAt = deps.clock.now();

@@ -12,6 +12,7 @@ export type SubscriptionView = {
   created_at: string;
   consecutive_failures: number;
   disabled_reason: string | null;
+  livemode: boolean;
   secret?: string;
 };
 
@@ -24,6 +25,7 @@ export const rowToSubscription = (r: SubscriptionRow): SubscriptionView => ({
   created_at: r.created_at.toISOString(),
   consecutive_failures: r.consecutive_failures,
   disabled_reason: r.disabled_reason,
+  livemode: r.livemode,
 });
 
 export async function attemptLogOf(db: Database, row: SubscriptionRow | undefined, limit: number) {

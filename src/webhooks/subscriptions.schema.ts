@@ -20,6 +20,7 @@ const SUBSCRIPTION_EXAMPLE = {
   created_at: '2026-11-21T10:00:00.000Z',
   consecutive_failures: 0,
   disabled_reason: null,
+  livemode: true,
 };
 const SECRET_EXAMPLE = 'whsec_Q2hvb3NlIGEgbG9uZyByYW5kb20gc2VjcmV0IGhlcmU=';
 
@@ -41,6 +42,9 @@ const subscriptionFields = {
         'the last counted one folded into it (one outage counts once). 10 disables the subscription.',
     }),
   disabled_reason: z.string().nullable(),
+  livemode: z.boolean().meta({
+    description: 'False for a subscription made with a `svc_test_` key: it receives test events only.',
+  }),
 };
 
 /** Spec 2.8; `secret` only in the 201 of a new subscription. */
@@ -110,6 +114,7 @@ export const webhookEventsPageSchema = z
         event: z.enum(EVENT_TYPES),
         timestamp: instant,
         sequence: z.number().int(),
+        livemode: z.boolean().meta({ description: 'False for an event of test mode.' }),
         data: z
           .record(z.string(), z.unknown())
           .meta({ description: 'As delivered; see the `webhooks` section.' }),
@@ -146,6 +151,7 @@ export const webhookEventsPageSchema = z
             event: 'call.completed',
             timestamp: '2026-11-21T10:02:15.000Z',
             sequence: 1,
+            livemode: true,
             data: {
               call_id: '1d5a3c9e-8f0b-4e6a-9c2d-7b1e4f3a6c58',
               status: 'completed',

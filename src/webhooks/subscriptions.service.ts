@@ -1,5 +1,6 @@
 import type { Clock } from '../clock.ts';
 import type { SecretBox } from '../crypto/index.ts';
+import { isLiveCustomer } from '../customers/index.ts';
 import type { Database, SubscriptionRow } from '../db/index.ts';
 import { checkTargetUrl, invalidTargetInput, newWebhookSecret } from '../delivery/index.ts';
 import { AppError, type Issue, notFound } from '../errors/index.ts';
@@ -69,6 +70,7 @@ export function createSubscriptionsService(deps: SubscriptionsDeps) {
       const inserted = await repo.insertIfNew(db, {
         id: newSubscriptionId(),
         customer_id: customerId,
+        livemode: await isLiveCustomer(db, customerId),
         url: input.url,
         events,
         events_key: eventsKey,

@@ -1,5 +1,6 @@
 import type { Clock } from '../clock.ts';
 import type { SecretBox } from '../crypto/index.ts';
+import { isLiveCustomer } from '../customers/index.ts';
 import type { Database } from '../db/index.ts';
 import { EVENT_TYPES, type EventType } from '../db/index.ts';
 import type { SendResult, WebhookSender } from '../delivery/index.ts';
@@ -86,7 +87,8 @@ export async function sendTestEvent(
     ? 'call.completed'
     : (sub.events.find(isEventType) ?? 'call.completed');
   const now = clock.now();
-  const event = { id: newUuid(), type, occurred_at: now, sequence: 0, data: sampleData(type, now) };
+  const livemode = await isLiveCustomer(db, customerId);
+  const event = { id: newUuid(), type, occurred_at: now, sequence: 0, livemode, data: sampleData(type, now) };
   const deliveryId = newUuid();
   const body = JSON.stringify(envelopeOf(event));
   const headers = deliveryHeaders(sub, secretBox, {

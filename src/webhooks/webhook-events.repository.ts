@@ -22,6 +22,7 @@ export async function listEventRows(db: Database, f: EventListFilter, start: Eve
       'e.sequence',
       'e.data',
       'e.occurred_at',
+      'e.livemode',
       occurredMicros.as('position_micros'),
     ])
     .where('e.customer_id', '=', f.customerId);

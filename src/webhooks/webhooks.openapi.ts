@@ -18,7 +18,7 @@ export function payloadExample(event: EventType): Record<string, unknown> {
     'call.insight.received': '0c9d8e7f-6a5b-4c3d-9e2f-1a0b9c8d7e6f',
     'call.transcript.ready': '5e4d3c2b-1a09-4f8e-8d7c-6b5a49382716',
   }[event];
-  return envelopeOf({ id, type: event, occurred_at: at, sequence: 1, data });
+  return envelopeOf({ id, type: event, occurred_at: at, sequence: 1, livemode: true, data });
 }
 
 const WHEN: Record<EventType, string> = {

@@ -33,6 +33,8 @@ export interface CallsTable {
   updated_at: Date;
   /** Last event sequence number given out for this call. */
   event_seq: Generated<number>;
+  /** False for a test-mode call (a `svc_test_` key's, under the customer's test twin): never billed. */
+  livemode: Generated<boolean>;
 }
 export type CallRow = Selectable<CallsTable>;
 export type NewCall = Insertable<CallsTable>;

@@ -1,4 +1,4 @@
-import type { Selectable } from 'kysely';
+import type { Generated, Selectable } from 'kysely';
 
 export const EVENT_TYPES = ['call.completed', 'call.insight.received', 'call.transcript.ready'] as const;
 export type EventType = (typeof EVENT_TYPES)[number];
@@ -12,5 +12,7 @@ export interface EventsTable {
   /** The `data` object of the webhook envelope, exactly as delivered. */
   data: unknown;
   occurred_at: Date;
+  /** False for a test-mode event (its call's, or a test event sent to a test-mode subscription). */
+  livemode: Generated<boolean>;
 }
 export type EventRow = Selectable<EventsTable>;

@@ -13,9 +13,12 @@ export interface ApiKeysTable {
   allowed_countries: string[];
   /** Per-key window ceiling; null means the configured default. */
   rate_limit_per_minute: number | null;
+  /** `test` for `svc_test_` keys: their requests see their customer's test twin's data. */
+  mode: Generated<KeyMode>;
   created_at: Date;
   last_used_at: Date | null;
 }
+export type KeyMode = 'live' | 'test';
 export type ApiKeyRow = Selectable<ApiKeysTable>;
 
 export interface ApiKeySecretsTable {

@@ -20,6 +20,8 @@ export interface WebhookSubscriptionsTable {
   disabled_reason: string | null;
   created_at: Date;
   deleted_at: Date | null;
+  /** False for a subscription made in test mode (under a test twin): it receives test events only. */
+  livemode: boolean;
 }
 export type SubscriptionRow = Selectable<WebhookSubscriptionsTable>;
 

@@ -1,0 +1,307 @@
+import assert from 'node:assert/strict';
+import { after, before, describe, it } from 'node:test';
+import { GRANTABLE_SCOPES } from '../keys/scopes.ts';
+import { startFakeElevenLabs } from '../testing/fake-elevenlabs.ts';
+import { advance, type Caller, newCaller, placeCall } from '../testing/outbound.fixtures.ts';
+import { type Receiver, startReceiver } from '../testing/receiver.ts';
+import { startTestApp, type TestApp } from '../testing/test-app.ts';
+import { testWorker } from '../testing/webhook.fixtures.ts';
+import type { DeliveryWorker } from '../webhooks/delivery-worker.ts';
+
+const SERVER_SECRET = 'test-mode-server-secret-0123456789abcdef';
+
+/** A customer's live caller and a test-mode key of the same customer (same assistant). */
+type Pair = { live: Caller; test: Caller };
+
+async function pairOf(t: TestApp, o: { rateLimitPerMinute?: number } = {}): Promise<Pair> {
+  const live = await newCaller(t, o);
+  const { key, secret } = await t.services.keys.createKey({
+    customerId: live.customerId,
+    name: 'test mode',
+    scopes: GRANTABLE_SCOPES,
+    mode: 'test',
+  });
+  return { live, test: { ...live, keyId: key.id, key: secret } };
+}
+
+/**
+ * Test mode (issue 37): a `svc_test_` key of a customer sees that customer's test data only, and a live key its
+ * live data only; test calls go to the simulator, whatever PROVIDER says, and cost nothing.
+ */
+describe('test mode: svc_test_ keys', () => {
+  let t: TestApp;
+  let receiver: Receiver;
+  let worker: DeliveryWorker;
+  let closeWorker: () => Promise<void>;
+  const subscriptions: { key: string; id: string }[] = [];
+
+  before(async () => {
+    t = await startTestApp({ serverSecret: SERVER_SECRET, testMode: true });
+    receiver = await startReceiver();
+    ({ worker, close: closeWorker } = testWorker(t, SERVER_SECRET));
+  });
+  after(async () => {
+    for (const { key, id } of subscriptions) {
+      await t.request('DELETE', `/api/v1/webhook-subscriptions/${id}`, { key });
+    }
+    await closeWorker();
+    await receiver.close();
+    await t.close();
+  });
+
+  async function subscribe(c: Caller, path: string): Promise<{ id: string; livemode: boolean }> {
+    const res = await t.request('POST', '/api/v1/webhook-subscriptions', {
+      key: c.key,
+      body: { url: `${receiver.url}/${path}`, events: ['call.completed'] },
+    });
+    assert.equal(res.status, 201, res.text);
+    subscriptions.push({ key: c.key, id: res.body.id });
+    return res.body;
+  }
+
+  it('whoami says test, with the customer it belongs to; the assistants are the customer’s own', async () => {
+    const { live, test } = await pairOf(t);
+    assert.match(test.key, /^svc_test_/);
+    const who = await t.request('GET', '/api/v1/auth/whoami', { key: test.key });
+    assert.equal(who.status, 200, who.text);
+    assert.equal(who.body.mode, 'test');
+    assert.equal(who.body.customer_id, live.customerId);
+    assert.equal((await t.request('GET', '/api/v1/auth/whoami', { key: live.key })).body.mode, 'live');
+    const assistants = await t.request('GET', '/api/v1/assistants', { key: test.key });
+    assert.deepEqual(
+      assistants.body.data.map((a: { id: string }) => a.id),
+      [live.assistant.id],
+    );
+  });
+
+  it('keeps calls apart both ways: lists, reads by id, transcripts and idempotency keys', async () => {
+    const { live, test } = await pairOf(t);
+    const idem = { idempotencyKey: 'same-key-both-modes' };
+    const liveCall = await placeCall(t, live, {}, idem);
+    const testCall = await placeCall(t, test, {}, idem);
+    assert.equal(liveCall.status, 201, liveCall.text);
+    assert.equal(testCall.status, 201, testCall.text);
+    assert.notEqual(testCall.body.id, liveCall.body.id, 'one Idempotency-Key, one call per mode');
+    assert.equal(liveCall.body.livemode, true);
+    assert.equal(testCall.body.livemode, false);
+    for (const [own, other, call] of [
+      [live, test, liveCall.body.id],
+      [test, live, testCall.body.id],
+    ] as const) {
+      const mine = await t.request('GET', '/api/v1/calls', { key: own.key });
+      assert.deepEqual(
+        mine.body.data.map((c: { id: string }) => c.id),
+        [call],
+      );
+      const theirs = await t.request('GET', '/api/v1/calls', { key: other.key });
+      assert.ok(!theirs.body.data.some((c: { id: string }) => c.id === call), 'not listed in the other mode');
+      assert.equal((await t.request('GET', `/api/v1/calls/${call}`, { key: other.key })).status, 404);
+      assert.equal(
+        (await t.request('GET', `/api/v1/calls/${call}/transcript`, { key: other.key })).status,
+        404,
+      );
+      assert.equal((await t.request('GET', `/api/v1/calls/${call}`, { key: own.key })).status, 200);
+    }
+  });
+
+  it('a test call completes through the simulator, costs nothing and reserves no spend', async () => {
+    const { test } = await pairOf(t);
+    const placed = await placeCall(t, test, { to_number: '+14155550100' });
+    assert.equal(placed.status, 201, placed.text);
+    for (let i = 0; i < 12; i++) await advance(t, 30);
+    const call = await t.request('GET', `/api/v1/calls/${placed.body.id}`, { key: test.key });
+    assert.equal(call.body.status, 'completed', 'any other number completes in test mode');
+    assert.equal(call.body.cost, 0);
+    assert.equal(call.body.livemode, false);
+    const reservations = await t.db
+      .selectFrom('spend_reservations')
+      .select('call_id')
+      .where('call_id', '=', placed.body.id)
+      .execute();
+    assert.deepEqual(reservations, []);
+  });
+
+  it('test numbers choose the outcome', async () => {
+    const { test } = await pairOf(t);
+    const outcomes: [string, string, string | null][] = [
+      ['+14155550191', 'busy', null],
+      ['+14155550192', 'no_answer', null],
+      ['+14155550193', 'failed', null],
+      ['+14155550195', 'canceled', null],
+      ['+14155550196', 'completed', 'voicemail'],
+      ['+14155550199', 'completed', null],
+    ];
+    const ids: string[] = [];
+    for (const [to] of outcomes) {
+      const res = await placeCall(t, test, { to_number: to });
+      assert.equal(res.status, 201, `${to}: ${res.text}`);
+      ids.push(res.body.id);
+    }
+    for (let i = 0; i < 12; i++) await advance(t, 30);
+    for (const [i, [to, status, reason]] of outcomes.entries()) {
+      const call = await t.request('GET', `/api/v1/calls/${ids[i]}`, { key: test.key });
+      assert.equal(call.body.status, status, to);
+      if (reason) assert.equal(call.body.disconnect_reason, reason, to);
+    }
+    const unavailable = await placeCall(t, test, { to_number: '+14155550198' });
+    assert.equal(unavailable.status, 502, unavailable.text);
+    assert.equal(unavailable.body.code, 'carrier.unavailable');
+    const busy = await placeCall(t, test, { to_number: '+14155550190' });
+    assert.equal(busy.status, 503, busy.text);
+    assert.equal(busy.body.code, 'carrier.busy');
+    assert.equal(busy.headers['retry-after'], '5');
+    const abroad = await placeCall(t, test, { to_number: '+442079460199' });
+    assert.equal(abroad.status, 403, abroad.text);
+    assert.equal(abroad.body.code, 'outbound.country_not_allowed', 'the allowlist holds in test mode too');
+  });
+
+  it('a test number whose transcript settles slowly: 202 for a minute, then 200', async () => {
+    const { test } = await pairOf(t);
+    const placed = await placeCall(t, test, { to_number: '+14155550197' });
+    let call = await t.request('GET', `/api/v1/calls/${placed.body.id}`, { key: test.key });
+    for (let i = 0; i < 30 && call.body.status !== 'completed'; i++) {
+      await advance(t, 5);
+      call = await t.request('GET', `/api/v1/calls/${placed.body.id}`, { key: test.key });
+    }
+    assert.equal(call.body.status, 'completed');
+    const settling = await t.request('GET', `/api/v1/calls/${placed.body.id}/transcript`, { key: test.key });
+    assert.equal(settling.status, 202, settling.text);
+    await advance(t, 61);
+    const ready = await t.request('GET', `/api/v1/calls/${placed.body.id}/transcript`, { key: test.key });
+    assert.equal(ready.status, 200, ready.text);
+  });
+
+  it('webhooks: a test subscription gets test events only (livemode false), a live one live events only', async () => {
+    const { live, test } = await pairOf(t);
+    const liveSub = await subscribe(live, `live-${live.customerId}`);
+    const testSub = await subscribe(test, `test-${live.customerId}`);
+    assert.equal(liveSub.livemode, true);
+    assert.equal(testSub.livemode, false);
+    const listed = await t.request('GET', '/api/v1/webhook-subscriptions', { key: live.key });
+    assert.deepEqual(
+      listed.body.data.map((s: { id: string }) => s.id),
+      [liveSub.id],
+    );
+    const testCall = await placeCall(t, test, {});
+    const liveCall = await placeCall(t, live, {});
+    for (let i = 0; i < 12; i++) await advance(t, 30);
+    await worker.drain();
+    const bodies = (subscriptionId: string) =>
+      receiver.received
+        .filter((r) => r.headers['x-svc-subscription-id'] === subscriptionId)
+        .map((r) => JSON.parse(r.body) as { livemode: boolean; data: { call_id: string } });
+    const toTest = bodies(testSub.id);
+    const toLive = bodies(liveSub.id);
+    assert.deepEqual(
+      toTest.map((b) => [b.data.call_id, b.livemode]),
+      [[testCall.body.id, false]],
+    );
+    assert.deepEqual(
+      toLive.map((b) => [b.data.call_id, b.livemode]),
+      [[liveCall.body.id, true]],
+    );
+  });
+
+  it('POST /test/inbound-calls: a simulated caller rings an assistant; the test call is seen in test mode only', async () => {
+    const { live, test } = await pairOf(t);
+    const rang = await t.request('POST', '/api/v1/test/inbound-calls', {
+      key: test.key,
+      body: { assistant_id: live.assistant.id, from_number: '+14155550142', caller_name: 'Ada' },
+    });
+    assert.equal(rang.status, 201, rang.text);
+    assert.equal(rang.body.direction, 'inbound');
+    assert.equal(rang.body.status, 'ringing');
+    assert.equal(rang.body.livemode, false);
+    assert.equal(rang.body.from_number, '+14155550142');
+    for (let i = 0; i < 30; i++) await advance(t, 30);
+    const done = await t.request('GET', `/api/v1/calls/${rang.body.id}`, { key: test.key });
+    assert.equal(done.body.status, 'completed');
+    assert.equal(done.body.cost, 0);
+    assert.equal((await t.request('GET', `/api/v1/calls/${rang.body.id}`, { key: live.key })).status, 404);
+    const refused = await t.request('POST', '/api/v1/test/inbound-calls', {
+      key: live.key,
+      body: { assistant_id: live.assistant.id },
+    });
+    assert.equal(refused.status, 403, 'test mode only');
+    assert.equal(refused.body.code, 'perm.denied');
+    const other = await pairOf(t);
+    const foreign = await t.request('POST', '/api/v1/test/inbound-calls', {
+      key: test.key,
+      body: { assistant_id: other.live.assistant.id },
+    });
+    assert.equal(foreign.status, 404, "another customer's assistant");
+  });
+
+  it('test keys count against their own rate window, not the live one', async () => {
+    const { live, test } = await pairOf(t, { rateLimitPerMinute: 3 });
+    for (let i = 0; i < 3; i++) {
+      assert.equal((await t.request('GET', '/api/v1/auth/whoami', { key: test.key })).status, 200);
+    }
+    const over = await t.request('GET', '/api/v1/auth/whoami', { key: test.key });
+    assert.equal(over.status, 429);
+    assert.equal((await t.request('GET', '/api/v1/auth/whoami', { key: live.key })).status, 200);
+  });
+
+  it('revoked and rotated like live keys', async () => {
+    const { test } = await pairOf(t);
+    const rotated = await t.services.keys.rotateKey(test.customerId, test.keyId);
+    assert.match(rotated.secret, /^svc_test_/);
+    await t.services.keys.revokeKey(test.customerId, test.keyId);
+    const res = await t.request('GET', '/api/v1/auth/whoami', { key: rotated.secret });
+    assert.equal(res.status, 401);
+    assert.equal(res.body.code, 'auth.revoked');
+  });
+});
+
+describe('test mode off (TEST_MODE=false)', () => {
+  let t: TestApp;
+  before(async () => {
+    t = await startTestApp();
+  });
+  after(() => t.close());
+
+  it('refuses svc_test_ keys as before, and makes none', async () => {
+    const live = await newCaller(t);
+    const res = await t.request('GET', '/api/v1/auth/whoami', {
+      key: 'svc_test_abcdefabcdefabcdefabcdefabcdefabcdef',
+    });
+    assert.equal(res.status, 401);
+    assert.equal(res.body.code, 'auth.invalid');
+    await assert.rejects(
+      t.services.keys.createKey({ customerId: live.customerId, name: 'x', scopes: [], mode: 'test' }),
+      /invalid values/,
+    );
+  });
+});
+
+describe('test mode under PROVIDER=elevenlabs', () => {
+  it('a test call never reaches ElevenLabs, and completes through the simulator', async () => {
+    const fake = await startFakeElevenLabs({ apiKey: 'xi-test-mode' });
+    const t = await startTestApp({
+      testMode: true,
+      provider: {
+        kind: 'elevenlabs',
+        apiKey: 'xi-test-mode',
+        webhookSecret: 'wsec_testmode0123456789',
+        baseUrl: fake.baseUrl,
+        timeoutMs: 2_000,
+      },
+    });
+    try {
+      const { test } = await pairOf(t);
+      const placed = await placeCall(t, test, {});
+      assert.equal(placed.status, 201, placed.text);
+      for (let i = 0; i < 12; i++) await advance(t, 30);
+      const call = await t.request('GET', `/api/v1/calls/${placed.body.id}`, { key: test.key });
+      assert.equal(call.body.status, 'completed');
+      const transcript = await t.request('GET', `/api/v1/calls/${placed.body.id}/transcript`, {
+        key: test.key,
+      });
+      assert.equal(transcript.status, 200, transcript.text);
+      assert.deepEqual(fake.requests, [], 'nothing asked of ElevenLabs');
+    } finally {
+      await t.close();
+      await fake.close();
+    }
+  });
+});

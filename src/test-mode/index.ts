@@ -1,0 +1,1 @@
+export { createTestInbound, registerTestInboundCalls } from './test-inbound.routes.ts';
