@@ -232,6 +232,64 @@ describe('test mode: svc_test_ keys', () => {
     assert.equal(foreign.status, 404, "another customer's assistant");
   });
 
+  it('every object of one mode is a 404 or absent for the other: subscriptions, events, transcripts by either path', async () => {
+    const { live, test } = await pairOf(t);
+    const own = {
+      live: await subscribe(live, `own-live-${live.customerId}`),
+      test: await subscribe(test, `own-test-${live.customerId}`),
+    };
+    const calls = {
+      live: (await placeCall(t, live, {})).body.id as string,
+      test: (await placeCall(t, test, {})).body.id as string,
+    };
+    for (let i = 0; i < 12; i++) await advance(t, 30);
+    await worker.drain();
+    for (const [mode, other] of [
+      ['live', 'test'],
+      ['test', 'live'],
+    ] as const) {
+      const key = { live, test }[mode].key;
+      const paths = [
+        `/api/v1/webhook-subscriptions/${own[other].id}`,
+        `/api/v1/calls/${calls[other]}`,
+        `/api/v1/calls/${calls[other]}/transcript`,
+        `/api/v1/outbound-calls/${calls[other]}/transcript`,
+      ];
+      for (const path of paths) {
+        assert.equal((await t.request('GET', path, { key })).status, 404, `${mode} key, ${path}`);
+      }
+      assert.equal(
+        (await t.request('DELETE', `/api/v1/webhook-subscriptions/${own[other].id}`, { key })).status,
+        404,
+        `${mode} key deletes no ${other} subscription`,
+      );
+      const events = await t.request('GET', '/api/v1/webhook-events', { key });
+      assert.equal(events.status, 200, events.text);
+      const callIds = new Set(events.body.data.map((e: { call_id: string }) => e.call_id));
+      assert.ok(callIds.has(calls[mode]), `${mode} events list its own call`);
+      assert.ok(!callIds.has(calls[other]), `${mode} events never list the other mode's`);
+      assert.ok(events.body.data.every((e: { livemode: boolean }) => e.livemode === (mode === 'live')));
+    }
+  });
+
+  it('customers purge-test-data deletes the test objects only; the test key goes on, on empty test data', async () => {
+    const { live, test } = await pairOf(t);
+    const liveCall = (await placeCall(t, live, {})).body.id;
+    const testCall = (await placeCall(t, test, {})).body.id;
+    assert.deepEqual(await t.services.customers.purgeTestData(live.customerId), {
+      customerId: live.customerId,
+      purged: true,
+    });
+    assert.equal((await t.request('GET', `/api/v1/calls/${testCall}`, { key: test.key })).status, 404);
+    const testList = await t.request('GET', '/api/v1/calls', { key: test.key });
+    assert.equal(testList.status, 200, 'the test key still works');
+    assert.deepEqual(testList.body.data, []);
+    assert.equal((await t.request('GET', `/api/v1/calls/${liveCall}`, { key: live.key })).status, 200);
+    assert.equal((await placeCall(t, test, {})).status, 201, 'and places test calls again');
+    const never = await newCaller(t);
+    assert.equal((await t.services.customers.purgeTestData(never.customerId)).purged, false);
+  });
+
   it('test keys count against their own rate window, not the live one', async () => {
     const { live, test } = await pairOf(t, { rateLimitPerMinute: 3 });
     for (let i = 0; i < 3; i++) {

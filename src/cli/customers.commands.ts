@@ -69,6 +69,24 @@ export function registerCustomerCommands(program: Command, cli: Cli): void {
     );
 
   customers
+    .command('purge-test-data')
+    .description(
+      'Delete every test-mode object of a customer (calls, events, subscriptions…); live data is kept',
+    )
+    .argument('<customerId>')
+    .option('--json', 'print JSON')
+    .action((customerId: string, opts: { json?: boolean }) =>
+      cli.withRuntime(async ({ services }) => {
+        const r = await services.customers.purgeTestData(customerId);
+        output(cli, opts, r, () =>
+          r.purged
+            ? `Deleted the test data of customer ${r.customerId}; its test keys keep working, on empty test data`
+            : `Customer ${r.customerId} has no test data`,
+        );
+      }),
+    );
+
+  customers
     .command('set-outbound-limits')
     .description(
       'Bound every key of a customer: the regions it may call and the largest daily cap (existing keys at once)',

@@ -2,8 +2,13 @@ import { sql } from 'kysely';
 import { CALL_COLUMNS, insertCallsSelected } from '../calls/index.ts';
 import type { Database } from '../db/index.ts';
 
-/** What the seed makes up: every column but those only a live request sets; the rest is a new call's (`newCallRow`). */
-const SEEDED_COLUMNS = CALL_COLUMNS.filter((column) => column !== 'metadata' && column !== 'callback_url');
+/**
+ * What the seed makes up: every column but those only a live request sets, and the mode (seeded calls are live);
+ * the rest is a new call's (`newCallRow`).
+ */
+const SEEDED_COLUMNS = CALL_COLUMNS.filter(
+  (column) => column !== 'metadata' && column !== 'callback_url' && column !== 'livemode',
+);
 
 /**
  * Inserts calls numbered [first, last] entirely inside the database (generate_series), so a million

@@ -22,5 +22,15 @@ export const updateCustomer = (
 ): Promise<CustomerRow | undefined> =>
   db.updateTable('customers').set(changes).where('id', '=', id).returningAll().executeTakeFirst();
 
+/** Deletes a customer's test twin, and with it (the foreign keys cascade) every test-mode object; its id, if any. */
+export async function deleteTestTwin(db: Database, liveCustomerId: string): Promise<string | null> {
+  const row = await db
+    .deleteFrom('customers')
+    .where('live_customer_id', '=', liveCustomerId)
+    .returning('id')
+    .executeTakeFirst();
+  return row?.id ?? null;
+}
+
 export const hasAnyCustomer = async (db: Database): Promise<boolean> =>
   (await db.selectFrom('customers').select('id').limit(1).executeTakeFirst()) !== undefined;

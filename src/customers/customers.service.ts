@@ -10,7 +10,7 @@ import {
   resolveLimits,
   valueIssues,
 } from '../outbound-limits.ts';
-import { findCustomer } from './customer-reads.ts';
+import { ensureTestTwin, findCustomer } from './customer-reads.ts';
 import * as repo from './customers.repository.ts';
 
 export const MAX_RATE_LIMIT_PER_MINUTE = 600;
@@ -124,6 +124,26 @@ export function createCustomersService(deps: {
       return (await repo.listCustomers(db)).map(rowToCustomer);
     },
     getCustomer,
+    /**
+     * Deletes every test-mode object of the customer (its test twin's calls, transcripts, events, deliveries,
+     * subscriptions, idempotency keys and usage, by the foreign keys' cascade) and gives its test keys a fresh,
+     * empty twin. Live data is not touched. False when the customer never had test data.
+     */
+    async purgeTestData(id: string): Promise<{ customerId: string; purged: boolean }> {
+      const customer = await findCustomer(db, id);
+      if (!customer || customer.live_customer_id) throw notFound('Customer', { table: 'customers', id });
+      const purged = await db.transaction().execute(async (tx) => {
+        const twin = await repo.deleteTestTwin(tx, id);
+        if (!twin) return false;
+        await ensureTestTwin(tx, id, newUuid(), clock.now());
+        // Every key cache holds its test keys with the old twin's id.
+        await notify(tx, 'api_keys_changed');
+        return true;
+      });
+      if (purged) deps.onKeysChanged();
+      return { customerId: id, purged };
+    },
+
     async setRateLimit(id: string, perMinute: number): Promise<CustomerView> {
       checkCeiling(perMinute);
       return changeCustomer(id, { rate_limit_per_minute: perMinute });
