@@ -110,11 +110,8 @@ const envSchema = z.object({
   /** Unset: each entry point's own default (the server `info`, the CLI `warn`). */
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).optional(),
   DEMO_SEED: bool(true),
-  /**
-   * Accept `svc_test_` keys (test mode, issue 37). Off by default until test mode is complete; off, they answer
-   * 401 `auth.invalid` as before.
-   */
-  TEST_MODE: bool(false),
+  /** Accept `svc_test_` keys (test mode: docs/test-mode.md); off, they answer 401 `auth.invalid` and none is made. */
+  TEST_MODE: bool(true),
   // Provider and outbound calls
   /** The upstream voice provider: the built-in simulator, or ElevenLabs Agents (docs/provider-elevenlabs.md). */
   PROVIDER: z.enum(['simulator', 'elevenlabs']).default('simulator'),

@@ -36,7 +36,7 @@ export type CoreDeps = {
   simulatorAccount?: string | undefined;
   /** Where the provider counts its requests and reconciliation passes (`/metrics`); nowhere in most tests. */
   providerObserver?: ProviderObserver | undefined;
-  /** TEST_MODE: `svc_test_` keys are accepted (default off). */
+  /** TEST_MODE: `svc_test_` keys are accepted (absent: off; the configuration's default is on). */
   testMode?: boolean | undefined;
   /** The database handle's notifications: the key cache listens to them. */
   notifications: Notifications;

@@ -981,7 +981,8 @@ export interface components {
      *         "call_estimate_usd": "0.90",
      *         "remaining_usd": "87.60",
      *         "resets_at": "2026-11-22T00:00:00.000Z"
-     *       }
+     *       },
+     *       "livemode": true
      *     }
      */
     OutboundDryRun: {
@@ -1061,6 +1062,8 @@ export interface components {
         /** Format: date-time */
         resets_at: string;
       };
+      /** @description False with a `svc_test_` key: the call would be simulated and cost nothing (`call_estimate_usd` 0). */
+      livemode: boolean;
     };
     /**
      * @description RFC 9457 problem details, sent as `application/problem+json; charset=utf-8`.
@@ -2435,7 +2438,8 @@ export interface operations {
            *         "call_estimate_usd": "0.90",
            *         "remaining_usd": "87.60",
            *         "resets_at": "2026-11-22T00:00:00.000Z"
-           *       }
+           *       },
+           *       "livemode": true
            *     }
            */
           'application/json': components['schemas']['OutboundDryRun'];

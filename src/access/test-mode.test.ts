@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { GRANTABLE_SCOPES } from '../keys/scopes.ts';
+import { signedIn } from '../testing/dashboard.fixtures.ts';
 import { startFakeElevenLabs } from '../testing/fake-elevenlabs.ts';
 import { advance, type Caller, newCaller, placeCall } from '../testing/outbound.fixtures.ts';
 import { type Receiver, startReceiver } from '../testing/receiver.ts';
@@ -102,6 +103,42 @@ describe('test mode: svc_test_ keys', () => {
       );
       assert.equal((await t.request('GET', `/api/v1/calls/${call}`, { key: own.key })).status, 200);
     }
+  });
+
+  it('the dry run says a test call costs nothing, whatever the cap; a cursor of one mode continues nothing in the other', async () => {
+    const { live } = await pairOf(t);
+    const test = (
+      await t.services.keys.createKey({
+        customerId: live.customerId,
+        name: 'no spend at all',
+        scopes: GRANTABLE_SCOPES,
+        dailySpendCapUsd: '0.00',
+        mode: 'test',
+      })
+    ).secret;
+    const dry = await t.request('POST', '/api/v1/outbound-calls/dry-run', {
+      key: test,
+      body: { assistant_id: live.assistant.id, to_number: '+14155550199' },
+    });
+    assert.equal(dry.status, 200, dry.text);
+    assert.equal(dry.body.livemode, false);
+    assert.equal(dry.body.allowed, true, 'a zero cap does not stop a call that costs nothing');
+    assert.equal(dry.body.spend.call_estimate_usd, '0.0000');
+    const liveDry = await t.request('POST', '/api/v1/outbound-calls/dry-run', {
+      key: live.key,
+      body: { assistant_id: live.assistant.id, to_number: '+14155550199' },
+    });
+    assert.equal(liveDry.body.livemode, true);
+    for (let i = 0; i < 3; i++) await placeCall(t, live, {});
+    const page = await t.request('GET', '/api/v1/calls?limit=1', { key: live.key });
+    assert.ok(page.body.next_cursor);
+    const crossed = await t.request(
+      'GET',
+      `/api/v1/calls?limit=1&cursor=${encodeURIComponent(page.body.next_cursor)}`,
+      { key: test },
+    );
+    assert.equal(crossed.status, 422, 'a live cursor is not a test one');
+    assert.equal(crossed.body.code, 'input.invalid');
   });
 
   it('a test call completes through the simulator, costs nothing and reserves no spend', async () => {
@@ -290,6 +327,63 @@ describe('test mode: svc_test_ keys', () => {
     assert.equal((await t.services.customers.purgeTestData(never.customerId)).purged, false);
   });
 
+  it('the dashboard: "View test data" shows test calls, keys and webhooks only, makes test keys, and switches back', async () => {
+    const { live, test } = await pairOf(t);
+    const liveCall = (await placeCall(t, live, {})).body.id as string;
+    const testCall = (await placeCall(t, test, {})).body.id as string;
+    const liveSub = await subscribe(live, `dash-live-${live.customerId}`);
+    const testSub = await subscribe(test, `dash-test-${live.customerId}`);
+    const { client } = await signedIn(t, live.customerId);
+    try {
+      const livePage = await client.get('/dashboard/calls');
+      assert.ok(livePage.text.includes(liveCall) && !livePage.text.includes(testCall));
+      assert.ok(livePage.text.includes('View test data'));
+      assert.ok(!livePage.text.includes('Viewing test data'));
+      const switched = await client.post('/dashboard/view', {
+        _csrf: client.csrf(),
+        mode: 'test',
+        back: '/dashboard/calls',
+      });
+      assert.equal(switched.status, 303, switched.text);
+      assert.equal(switched.headers.location, '/dashboard/calls');
+      const testPage = await client.get('/dashboard/calls');
+      assert.ok(testPage.text.includes('Viewing test data'));
+      assert.ok(testPage.text.includes(testCall) && !testPage.text.includes(liveCall), 'test calls only');
+      assert.equal(
+        (await client.get(`/dashboard/calls/${liveCall}`)).status,
+        404,
+        'a live call is not in the test view',
+      );
+      const keys = await client.get('/dashboard/keys');
+      assert.ok(keys.text.includes(test.key.slice(0, 12)) && !keys.text.includes(live.key.slice(0, 12)));
+      const usage = await client.get('/dashboard/usage');
+      assert.equal(usage.status, 200);
+      assert.ok(usage.text.includes(test.key.slice(0, 12)) && !usage.text.includes(live.key.slice(0, 12)));
+      const hooks = await client.get('/dashboard/webhooks');
+      assert.ok(hooks.text.includes(testSub.id) && !hooks.text.includes(liveSub.id));
+      await client.get('/dashboard/keys/new');
+      const made = await client.post('/dashboard/keys', {
+        _csrf: client.csrf(),
+        name: 'made in the test view',
+        preset: 'automation',
+        daily_spend_cap_usd: '10.00',
+        allowed_countries: 'US',
+      });
+      assert.equal(made.status, 303, made.text);
+      const shown = await client.get(String(made.headers.location ?? '/dashboard/keys'));
+      assert.match(shown.text, /svc_test_[0-9A-Za-z]{36}/, 'a key made in the test view is a test key');
+      await client.post('/dashboard/view', { _csrf: client.csrf(), mode: 'live', back: '/dashboard/calls' });
+      const back = await client.get('/dashboard/calls');
+      assert.ok(
+        back.text.includes(liveCall) &&
+          !back.text.includes(testCall) &&
+          !back.text.includes('Viewing test data'),
+      );
+    } finally {
+      await client.close();
+    }
+  });
+
   it('test keys count against their own rate window, not the live one', async () => {
     const { live, test } = await pairOf(t, { rateLimitPerMinute: 3 });
     for (let i = 0; i < 3; i++) {
@@ -314,9 +408,26 @@ describe('test mode: svc_test_ keys', () => {
 describe('test mode off (TEST_MODE=false)', () => {
   let t: TestApp;
   before(async () => {
-    t = await startTestApp();
+    t = await startTestApp({ testMode: false });
   });
   after(() => t.close());
+
+  it('offers no test view in the dashboard', async () => {
+    const live = await newCaller(t);
+    const { client } = await signedIn(t, live.customerId);
+    try {
+      const page = await client.get('/dashboard/calls');
+      assert.ok(!page.text.includes('View test data'));
+      const refused = await client.post('/dashboard/view', {
+        _csrf: client.csrf(),
+        mode: 'test',
+        back: '/dashboard/',
+      });
+      assert.equal(refused.status, 403);
+    } finally {
+      await client.close();
+    }
+  });
 
   it('refuses svc_test_ keys as before, and makes none', async () => {
     const live = await newCaller(t);

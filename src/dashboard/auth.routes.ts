@@ -116,6 +116,17 @@ export function registerAuthRoutes(app: FastifyInstance, ctx: DashboardContext):
     return seeOther(reply, next);
   });
 
+  /** The "Viewing test data" switch: back to the section it was used in (a detail page is the other view's). */
+  app.post('/view', async (request, reply) => {
+    const s = sessionOf(request);
+    const mode = field(readForm(request.body).form, 'mode') === 'test' ? 'test' : 'live';
+    if (mode === 'test' && !s.testModeOffered) {
+      throw new AppError('perm.denied', 'Test mode is off on this service.');
+    }
+    await services.dashboard.sessions.view(s, mode);
+    return seeOther(reply, safeNext(field(readForm(request.body).form, 'back')));
+  });
+
   app.post('/logout', async (request, reply) => {
     await services.dashboard.sessions.destroy(sessionOf(request).id);
     reply.clearCookie(SESSION_COOKIE, COOKIE_BASE);

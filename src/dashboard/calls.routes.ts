@@ -30,7 +30,7 @@ export function registerCallsRoutes(app: FastifyInstance, ctx: DashboardContext)
     for (const k of FILTER_FIELDS) if (filters[k]) apiQuery[k] = filters[k];
     if (pageNumber > 0) apiQuery.page = String(pageNumber);
     const parsed = listCallsQuery.safeParse(apiQuery);
-    const assistants = await services.assistants.listAssistants(s.customerId, { limit: 100 });
+    const assistants = await services.assistants.listAssistants(s.accountId, { limit: 100 });
     const page = (list: Pick<Parameters<typeof callsListPage>[0], 'calls' | 'hasMore' | 'issues'>) =>
       callsListPage({ user: userOf(s), filters, assistants: assistants.data, ...list });
     if (!parsed.success) {
@@ -58,7 +58,7 @@ export function registerCallsRoutes(app: FastifyInstance, ctx: DashboardContext)
 
   app.get('/assistants', async (request, reply) => {
     const s = sessionOf(request);
-    const list = await services.assistants.listAssistants(s.customerId, { limit: 100 });
+    const list = await services.assistants.listAssistants(s.accountId, { limit: 100 });
     const agents = await services.agentLinks.agentLinks(list.data.map((a) => a.id));
     return sendHtml(
       reply,

@@ -21,12 +21,15 @@ export type DashboardSettings = {
   loginFailuresPerMinutePerIp: number;
   /** Failed sign-ins per email address per minute (whatever the source) before it is refused. */
   loginFailuresPerMinutePerEmail: number;
+  /** TEST_MODE: the "Viewing test data" switch is shown and test keys can be made. */
+  testMode: boolean;
 };
 
 export const DEFAULT_DASHBOARD_SETTINGS: DashboardSettings = {
   session: DEFAULT_SESSION_SETTINGS,
   loginFailuresPerMinutePerIp: 10,
   loginFailuresPerMinutePerEmail: 5,
+  testMode: true,
 };
 
 /** The services the dashboard's pages call: the same domain layer as the API, named one by one. */
@@ -62,6 +65,8 @@ export const userOf = (s: Session): PageUser => ({
   email: s.email,
   customerName: s.customerName,
   csrfToken: s.csrfToken,
+  mode: s.mode,
+  testMode: s.testModeOffered ?? false,
 });
 
 export function sendHtml(reply: FastifyReply, body: SafeHtml, status = 200): FastifyReply {

@@ -1,8 +1,9 @@
 import type { FastifyInstance } from 'fastify';
-import { AppError } from '../errors/index.ts';
+import { AppError, notFound } from '../errors/index.ts';
 import { AUTOMATION_PRESET } from '../keys/index.ts';
 import { type DashboardContext, flash, seeOther, sendHtml, sessionOf, userOf } from './context.ts';
 import { asForm, type FieldIssue, field, fields, readForm } from './forms.ts';
+import type { Session } from './sessions.service.ts';
 import { when } from './views/format.ts';
 import {
   keyDetailPage,
@@ -38,13 +39,19 @@ export function registerKeysRoutes(app: FastifyInstance, ctx: DashboardContext):
   const { services } = ctx;
 
   const idOf = (params: unknown) => (params as { id: string }).id;
+  /** A key of the customer in the session's view (live or test): the other view's keys are not shown here. */
+  const keyInView = async (s: Session, id: string) => {
+    const key = await services.keys.getKey(s.accountId, id);
+    if (key.mode !== s.mode) throw notFound('API key');
+    return key;
+  };
 
   app.get('/keys', async (request, reply) => {
     const s = sessionOf(request);
     const [keys, graceEnds] = await Promise.all([
-      services.keys.listKeys(s.customerId),
-      services.keys.graceEnds(s.customerId),
-    ]);
+      services.keys.listKeys(s.accountId),
+      services.keys.graceEnds(s.accountId),
+    ]).then(([all, ends]) => [all.filter((k) => k.mode === s.mode), ends] as const);
     // Newest first; revoked keys last.
     keys.sort(
       (a, b) =>
@@ -56,7 +63,7 @@ export function registerKeysRoutes(app: FastifyInstance, ctx: DashboardContext):
 
   app.get('/keys/new', async (request, reply) => {
     const s = sessionOf(request);
-    const { limits, ...defaults } = await services.keys.newKeyDefaults(s.customerId);
+    const { limits, ...defaults } = await services.keys.newKeyDefaults(s.accountId);
     const values: NewKeyValues = {
       name: '',
       preset: 'automation',
@@ -91,21 +98,22 @@ export function registerKeysRoutes(app: FastifyInstance, ctx: DashboardContext):
     }
     // The form again, with the customer's limits beside the fields they bound.
     const refuse = async (problems: { field?: string; message: string }[]) => {
-      const { limits } = await services.keys.newKeyDefaults(s.customerId);
+      const { limits } = await services.keys.newKeyDefaults(s.accountId);
       return sendHtml(reply, newKeyPage({ user: userOf(s), values, limits, issues: problems }), 422);
     };
     if (issues.length > 0) return refuse(issues);
     try {
       const { key, secret } = await services.keys.createKey({
-        customerId: s.customerId,
+        customerId: s.accountId,
         name: values.name,
         scopes,
         expiresAt,
         dailySpendCapUsd: values.spendCap,
         allowedCountries: values.countries.split(/[\s,]+/).filter(Boolean),
+        mode: s.mode,
       });
       request.log.info(
-        { event: 'dashboard_key_created', key_id: key.id, customer_id: s.customerId },
+        { event: 'dashboard_key_created', key_id: key.id, customer_id: s.accountId },
         'key created',
       );
       await flash(ctx, request, {
@@ -123,17 +131,17 @@ export function registerKeysRoutes(app: FastifyInstance, ctx: DashboardContext):
 
   app.get('/keys/:id', async (request, reply) => {
     const s = sessionOf(request);
-    const key = await services.keys.getKey(s.customerId, idOf(request.params));
-    const graceEnd = (await services.keys.graceEnds(s.customerId)).get(key.id) ?? null;
+    const key = await keyInView(s, idOf(request.params));
+    const graceEnd = (await services.keys.graceEnds(s.accountId)).get(key.id) ?? null;
     return sendHtml(reply, keyDetailPage({ user: userOf(s), flash: s.flash, key, graceEnd, issues: [] }));
   });
 
   app.post('/keys/:id/scopes', async (request, reply) => {
     const s = sessionOf(request);
-    const key = await services.keys.getKey(s.customerId, idOf(request.params));
+    const key = await keyInView(s, idOf(request.params));
     try {
       const updated = await services.keys.setScopes(
-        s.customerId,
+        s.accountId,
         key.id,
         fields(asForm(request.body), 'scopes'),
       );
@@ -159,8 +167,8 @@ export function registerKeysRoutes(app: FastifyInstance, ctx: DashboardContext):
 
   app.post('/keys/:id/rotate', async (request, reply) => {
     const s = sessionOf(request);
-    const key = await services.keys.getKey(s.customerId, idOf(request.params));
-    const rotated = await services.keys.rotateKey(s.customerId, key.id);
+    const key = await keyInView(s, idOf(request.params));
+    const rotated = await services.keys.rotateKey(s.accountId, key.id);
     request.log.info({ event: 'dashboard_key_rotated', key_id: key.id }, 'key rotated');
     await flash(ctx, request, {
       kind: 'notice',
@@ -176,15 +184,15 @@ export function registerKeysRoutes(app: FastifyInstance, ctx: DashboardContext):
 
   app.get('/keys/:id/revoke', async (request, reply) => {
     const s = sessionOf(request);
-    const key = await services.keys.getKey(s.customerId, idOf(request.params));
+    const key = await keyInView(s, idOf(request.params));
     if (key.status === 'revoked') return seeOther(reply, `/dashboard/keys/${key.id}`);
     return sendHtml(reply, revokeConfirmPage({ user: userOf(s), key }));
   });
 
   app.post('/keys/:id/revoke', async (request, reply) => {
     const s = sessionOf(request);
-    const key = await services.keys.getKey(s.customerId, idOf(request.params));
-    await services.keys.revokeKey(s.customerId, key.id);
+    const key = await keyInView(s, idOf(request.params));
+    await services.keys.revokeKey(s.accountId, key.id);
     request.log.info({ event: 'dashboard_key_revoked', key_id: key.id }, 'key revoked');
     await flash(ctx, request, {
       kind: 'notice',

@@ -74,6 +74,7 @@ export function dashboardSettingsFromConfig(config: Config): DashboardSettings {
     },
     loginFailuresPerMinutePerIp: config.dashboardLoginFailuresPerMinutePerIp,
     loginFailuresPerMinutePerEmail: config.dashboardLoginFailuresPerMinutePerEmail,
+    testMode: config.testMode,
   };
 }
 
@@ -147,6 +148,7 @@ export async function registerDashboard(app: FastifyInstance, options: Dashboard
           ? await services.dashboard.sessions.resolve(token, settings.session, request.method === 'GET')
           : null;
         if (session) {
+          session.testModeOffered = settings.testMode;
           request.dashboardSession = session;
           return;
         }

@@ -27,6 +27,14 @@ export async function touchSession(db: Database, id: string, at: Date): Promise<
   await db.updateTable('dashboard_sessions').set({ last_seen_at: at }).where('id', '=', id).execute();
 }
 
+export async function setTestView(db: Database, id: string, testCustomerId: string | null): Promise<void> {
+  await db
+    .updateTable('dashboard_sessions')
+    .set({ test_customer_id: testCustomerId })
+    .where('id', '=', id)
+    .execute();
+}
+
 export async function setFlash(db: Database, id: string, sealed: string | null): Promise<void> {
   await db.updateTable('dashboard_sessions').set({ flash_encrypted: sealed }).where('id', '=', id).execute();
 }

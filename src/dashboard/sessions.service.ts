@@ -1,6 +1,7 @@
 import { createHash, randomBytes } from 'node:crypto';
 import type { Clock } from '../clock.ts';
 import type { SecretBox } from '../crypto/index.ts';
+import { ensureTestTwin } from '../customers/index.ts';
 import type { Database } from '../db/index.ts';
 import { newUuid } from '../ids.ts';
 import * as repo from './sessions.repository.ts';
@@ -30,7 +31,17 @@ export type Flash = {
 export type Session = {
   id: string;
   userId: string;
+  /**
+   * Whose data the pages show: the customer, or while viewing test data its test twin. Everything scoped by
+   * customer reads this, so the two views never mix.
+   */
   customerId: string;
+  /** The user's customer, whichever the view: its keys, its assistants, its name. */
+  accountId: string;
+  /** `test` while the session views test data. */
+  mode: 'live' | 'test';
+  /** TEST_MODE: the switch to test data is offered (set by the dashboard for each request). */
+  testModeOffered?: boolean;
   csrfToken: string;
   expiresAt: Date;
   email: string;
@@ -69,6 +80,7 @@ export function createSessionsService(deps: { db: Database; clock: Clock; secret
         customer_id: user.customer_id,
         csrf_token: randomBytes(32).toString('base64url'),
         flash_encrypted: null,
+        test_customer_id: null,
         created_at: now,
         expires_at: new Date(now.getTime() + settings.absoluteSeconds * 1000),
         last_seen_at: now,
@@ -80,6 +92,8 @@ export function createSessionsService(deps: { db: Database; clock: Clock; secret
           id: row.id,
           userId: row.user_id,
           customerId: row.customer_id,
+          accountId: row.customer_id,
+          mode: 'live',
           csrfToken: row.csrf_token,
           expiresAt: row.expires_at,
           email: user.email,
@@ -111,13 +125,22 @@ export function createSessionsService(deps: { db: Database; clock: Clock; secret
       return {
         id: row.id,
         userId: row.user_id,
-        customerId: row.customer_id,
+        customerId: row.test_customer_id ?? row.customer_id,
+        accountId: row.customer_id,
+        mode: row.test_customer_id ? 'test' : 'live',
         csrfToken: row.csrf_token,
         expiresAt: row.expires_at,
         email: row.email,
         customerName: row.customer_name,
         flash,
       };
+    },
+
+    /** Switches the session to the customer's test data (its test twin, made if need be) or back to live data. */
+    async view(session: Pick<Session, 'id' | 'accountId'>, mode: 'live' | 'test'): Promise<void> {
+      const twin =
+        mode === 'test' ? await ensureTestTwin(db, session.accountId, newUuid(), clock.now()) : null;
+      await repo.setTestView(db, session.id, twin);
     },
 
     async setFlash(sessionId: string, flash: Flash): Promise<void> {

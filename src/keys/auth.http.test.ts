@@ -43,10 +43,10 @@ describe('authentication failures (spec 5.6)', () => {
     }
   });
 
-  it('svc_test_ keys are refused: test mode is not available', async () => {
+  it('a made-up svc_test_ key is refused like a made-up live one (test mode itself: src/access/test-mode.test.ts)', async () => {
     const res = await t.request('GET', WHOAMI, { key: `svc_test_${'a'.repeat(36)}` });
     await expectProblem(res, 401, 'auth.invalid');
-    assert.match(res.body.detail, /test-mode/i);
+    assert.match(res.body.detail, /not a valid svc_test_ key/);
   });
 
   it('a key in a URL query parameter is refused even alongside a valid header', async () => {

@@ -117,6 +117,8 @@ export function spendCheck(
   limits: Pick<OutboundLimits, 'maxDailyCapUsd'>,
   usedUsd: string,
   now: Date,
+  /** What a call reserves: the estimate, or nothing for a test-mode call. */
+  estimateUnits: bigint = ESTIMATE_UNITS,
 ): { check: Check; spend: SpendView } {
   const cap = toUnits(effectiveCap(keyCapUsd, limits));
   const used = toUnits(usedUsd);
@@ -125,7 +127,7 @@ export function spendCheck(
   const spend = {
     daily_cap_usd: formatUsd(cap, 2),
     used_today_usd: formatUsd(used),
-    call_estimate_usd: formatUsd(ESTIMATE_UNITS),
+    call_estimate_usd: formatUsd(estimateUnits),
     remaining_usd: formatUsd(remaining),
     resets_at: resetsAt.toISOString(),
   };
@@ -135,7 +137,7 @@ export function spendCheck(
       ? `This API key's daily spend cap of $${spend.daily_cap_usd}`
       : `The daily spend cap of $${spend.daily_cap_usd} that the operator allows each key of this customer (this key's own is $${keyCapUsd})`;
   const check =
-    used + ESTIMATE_UNITS <= cap
+    used + estimateUnits <= cap
       ? pass('spend_cap')
       : failed(
           'spend_cap',

@@ -13,6 +13,7 @@ export type DryRunView = {
   country: string | null;
   from_number: string | null;
   spend: SpendView;
+  livemode: boolean;
 };
 
 /**
@@ -29,7 +30,9 @@ export async function dryRun(
   const owned = assistantCheck(assistant, p.accountId);
   const numbers = numberChecks(body.to_number, p.allowedCountries, p.outboundLimits);
   const used = await spentOnDay(deps.db, p.keyId, utcDay(now));
-  const { check, spend } = spendCheck(p.dailySpendCapUsd, p.outboundLimits, used, now);
+  // A test-mode call reserves nothing: the check passes whatever the cap, and says the call costs 0.
+  const live = p.mode === 'live';
+  const { check, spend } = spendCheck(p.dailySpendCapUsd, p.outboundLimits, used, now, live ? undefined : 0n);
   const checks = [owned, ...numbers.checks, check];
   return {
     allowed: checks.every((c) => c.passed),
@@ -38,5 +41,6 @@ export async function dryRun(
     country: numbers.country,
     from_number: owned.passed ? (assistant?.phone_numbers[0] ?? null) : null,
     spend,
+    livemode: live,
   };
 }

@@ -105,6 +105,7 @@ describe('daily spend cap and allowlist', () => {
         remaining_usd: '1.1000',
         resets_at: '2026-05-06T00:00:00.000Z',
       },
+      livemode: true,
     });
     const again = await dryRunCall(t, c);
     assert.equal(again.body.spend.used_today_usd, '0.9000', 'a dry run reserves nothing');

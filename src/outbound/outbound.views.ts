@@ -83,6 +83,10 @@ export const dryRunSchema = z
       remaining_usd: usd,
       resets_at: z.string().meta({ format: 'date-time' }),
     }),
+    livemode: z.boolean().meta({
+      description:
+        'False with a `svc_test_` key: the call would be simulated and cost nothing (`call_estimate_usd` 0).',
+    }),
   })
   .meta({
     id: 'OutboundDryRun',
@@ -105,6 +109,7 @@ export const dryRunSchema = z
           remaining_usd: '87.60',
           resets_at: '2026-11-22T00:00:00.000Z',
         },
+        livemode: true,
       },
     ],
   });

@@ -96,7 +96,7 @@ export type TestAppOptions = {
   /** Extra routes or hooks, registered before the app listens (e.g. a route that fails on purpose). */
   register?: (app: FastifyInstance) => void;
   readinessProbes?: ReadinessProbe[];
-  /** TEST_MODE (default off, as in production until test mode is complete). */
+  /** TEST_MODE (default on, as in production). */
   testMode?: boolean;
   /** Dashboard session lifetimes and sign-in throttles (defaults otherwise). */
   dashboard?: Partial<DashboardSettings>;
@@ -148,7 +148,7 @@ export async function startTestApp(options: TestAppOptions = {}): Promise<TestAp
     db,
     provider: options.provider,
     providerObserver: metrics.provider,
-    testMode: options.testMode ?? false,
+    testMode: options.testMode ?? true,
     // Each test app is its own provider account: its clock drives only its own simulated calls.
     simulatorAccount: randomUUID(),
     notifications: options.notifications ?? database.notifications,
@@ -186,7 +186,7 @@ export async function startTestApp(options: TestAppOptions = {}): Promise<TestAp
     probesPerMinutePerIp: options.probesPerMinutePerIp ?? 1_000_000,
     metrics,
     readinessProbes: [databaseProbe(db), ...(options.readinessProbes ?? [])],
-    dashboard: options.dashboard,
+    dashboard: { testMode: options.testMode ?? true, ...options.dashboard },
     instrument: (a: FastifyInstance) => {
       a.addHook('onRoute', (route) => void routes.push(route));
       if (options.checkResponses !== false) checkResponses(a, (m) => responseMismatches.push(m));

@@ -4,7 +4,21 @@ import type { Flash } from '../sessions.service.ts';
 
 export type Nav = 'keys' | 'webhooks' | 'calls' | 'assistants' | 'usage' | null;
 
-export type PageUser = { email: string; customerName: string; csrfToken: string };
+/** Who is signed in; `mode` is the view (live or test data), `testMode` whether the switch is offered. */
+export type PageUser = {
+  email: string;
+  customerName: string;
+  csrfToken: string;
+  mode: 'live' | 'test';
+  testMode?: boolean;
+};
+
+/** The "Viewing test data" switch: a form (it changes the session), back to the page it was used on. */
+function viewSwitch(user: PageUser, back: string): SafeHtml {
+  if (!user.testMode && user.mode === 'live') return html``;
+  const to = user.mode === 'test' ? 'live' : 'test';
+  return html`<form method="post" action="/dashboard/view" class="view-switch">${csrfField(user.csrfToken)}<input type="hidden" name="mode" value="${to}"><input type="hidden" name="back" value="${back}"><button class="link-button" type="submit">${to === 'test' ? 'View test data' : 'View live data'}</button></form>`;
+}
 
 const NAV: { id: Exclude<Nav, null>; label: string; href: string }[] = [
   { id: 'keys', label: 'API keys', href: '/dashboard/keys' },
@@ -57,9 +71,15 @@ export function page(p: {
   </nav>
   <div class="who">
     <span class="who-name"><span class="muted">${p.user.customerName}</span> · ${p.user.email}</span>
+    ${viewSwitch(p.user, NAV.find((n) => n.id === p.nav)?.href ?? '/dashboard/')}
     <form method="post" action="/dashboard/logout">${csrfField(p.user.csrfToken)}<button class="link-button" type="submit">Sign out</button></form>
   </div>
-</header>`
+</header>${
+        p.user.mode === 'test'
+          ? html`
+<div class="test-banner" role="status">Viewing test data: test keys, test calls and test webhooks only. Nothing here reaches a phone or costs anything.</div>`
+          : ''
+      }`
     : html`<header class="top"><span class="brand">Voice Calls</span></header>`;
   return html`<!doctype html>
 <html lang="en">

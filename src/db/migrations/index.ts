@@ -18,6 +18,7 @@ import * as refusedTargetErrors from './20261126_0120_refused_target_errors.ts';
 import * as customerOutboundLimits from './20261126_0130_customer_outbound_limits.ts';
 import * as serverSecretFingerprint from './20261126_0300_server_secret_fingerprint.ts';
 import * as testMode from './20261126_0400_test_mode.ts';
+import * as dashboardTestView from './20261126_0410_dashboard_test_view.ts';
 
 /** Every migration, by name; names sort in the order they run. */
 export const migrations: Record<string, Migration> = {
@@ -40,4 +41,5 @@ export const migrations: Record<string, Migration> = {
   '20261126_0130_customer_outbound_limits': customerOutboundLimits,
   '20261126_0300_server_secret_fingerprint': serverSecretFingerprint,
   '20261126_0400_test_mode': testMode,
+  '20261126_0410_dashboard_test_view': dashboardTestView,
 };

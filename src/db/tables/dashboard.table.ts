@@ -26,6 +26,8 @@ export interface DashboardSessionsTable {
   /** Absolute end of the session; the idle limit is checked against last_seen_at. */
   expires_at: Date;
   last_seen_at: Date;
+  /** Set while the session views test data: the customer's test twin, whose data its pages show. */
+  test_customer_id: string | null;
 }
 export type DashboardSessionRow = Selectable<DashboardSessionsTable>;
 
