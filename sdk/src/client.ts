@@ -5,6 +5,7 @@ import type {
   CallDetail,
   CallsPage,
   CreateOutboundCall,
+  CreateTestInboundCall,
   CreateWebhookSubscription,
   Identity,
   ListAssistantsQuery,
@@ -200,6 +201,13 @@ export class VoiceCallsClient {
     /** The transcript (REST form), or `{ status: "pending" }` (202) while it settles: ask again later. */
     transcript: (id: string): Promise<Transcript | TranscriptPending> =>
       this.#data('GET', `/calls/${encodeURIComponent(id)}/transcript`),
+  };
+
+  /** Test mode (a `svc_test_` key): helpers that exist only there. */
+  readonly testMode = {
+    /** A simulated caller rings one of your assistants (`POST /test/inbound-calls`); the call, ringing. */
+    inboundCall: (body: CreateTestInboundCall): Promise<CallDetail> =>
+      this.#data('POST', '/test/inbound-calls', { body }),
   };
 
   readonly outboundCalls = {

@@ -40,6 +40,7 @@ export type ListWebhookSubscriptionsQuery = Query<'listWebhookSubscriptions'>;
 export type ListWebhookEventsQuery = Query<'listWebhookEvents'>;
 export type CreateOutboundCall = Body<'createOutboundCall'>;
 export type CreateWebhookSubscription = Body<'createWebhookSubscription'>;
+export type CreateTestInboundCall = Body<'createTestInboundCall'>;
 
 type ResponsesOf<Op extends keyof operations> = operations[Op]['responses'];
 type ProblemBodies<R> = R extends { content: { 'application/problem+json': infer B } } ? B : never;

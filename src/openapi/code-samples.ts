@@ -94,6 +94,10 @@ export const SDK_CALLS: Record<string, SdkCall> = {
     result: 'dryRun',
     call: (r) => `client.outboundCalls.dryRun(${literal(r.body ?? {})})`,
   },
+  createTestInboundCall: {
+    result: 'call',
+    call: (r) => `client.testMode.inboundCall(${literal(r.body ?? {})})`,
+  },
   getOutboundCallTranscript: {
     result: 'transcript',
     call: (r) => `client.outboundCalls.transcript(${id(r)})`,
