@@ -336,6 +336,16 @@ describe('dashboard pages at 1280 and 390 px', { skip: browserSkip }, () => {
       ['call', () => go(`/dashboard/calls/${frenchCallId}`)],
       ['assistants', () => go('/dashboard/assistants')],
       ['usage', () => go('/dashboard/usage')],
+      // The test view (its switch and its amber band), then back to live for the pages after it.
+      ...(['test', 'live'] as const).map((mode): [string, () => Promise<unknown>] => [
+        `calls-${mode}-view`,
+        async () => {
+          await go('/dashboard/calls');
+          await page.getByRole('button', { name: `View ${mode} data` }).click();
+          await page.waitForLoadState();
+          assert.equal(await page.locator('.test-banner').count(), mode === 'test' ? 1 : 0);
+        },
+      ]),
       ['not-found', () => go('/dashboard/keys/00000000-0000-4000-8000-000000000000')],
       ['docs', () => go('/docs')],
       [

@@ -74,12 +74,7 @@ export function page(p: {
     ${viewSwitch(p.user, NAV.find((n) => n.id === p.nav)?.href ?? '/dashboard/')}
     <form method="post" action="/dashboard/logout">${csrfField(p.user.csrfToken)}<button class="link-button" type="submit">Sign out</button></form>
   </div>
-</header>${
-        p.user.mode === 'test'
-          ? html`
-<div class="test-banner" role="status">Viewing test data: test keys, test calls and test webhooks only. Nothing here reaches a phone or costs anything.</div>`
-          : ''
-      }`
+</header>`
     : html`<header class="top"><span class="brand">Voice Calls</span></header>`;
   return html`<!doctype html>
 <html lang="en">
@@ -96,6 +91,7 @@ export function page(p: {
 <a class="skip" href="#main">Skip to content</a>
 ${header}
 <main id="main" tabindex="-1">
+${p.user?.mode === 'test' ? html`<p class="test-banner">Viewing test data: test keys, test calls and test webhooks only. Nothing here reaches a phone or costs anything.</p>` : ''}
 ${flashBlock(p.flash ?? null)}
 ${p.body}
 </main>
