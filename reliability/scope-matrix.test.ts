@@ -20,6 +20,8 @@ type World = {
   eventId: string;
   subscriptionId: string;
   newSubscription(): Promise<string>;
+  /** A test-mode key of the customer with every scope (the routes of test mode answer test keys only). */
+  testKey: string;
 };
 
 type Req = { path: string; body?: unknown };
@@ -34,6 +36,8 @@ const TABLE: Record<
   {
     scope: Scope | 'none' | 'public';
     ok: number;
+    /** A route of test mode: asked with a test key (a live one is refused whatever its scopes). */
+    testMode?: true;
     own?: (w: World) => Promise<Req> | Req;
     other?: (w: World) => Promise<Req> | Req;
   }
@@ -147,6 +151,13 @@ const TABLE: Record<
     own: (w) => ({ path: `/api/v1/webhook-events/${w.eventId}/redeliver`, body: {} }),
     other: (w) => ({ path: `/api/v1/webhook-events/${w.eventId}/redeliver`, body: {} }),
   },
+  'POST /api/v1/test/inbound-calls': {
+    scope: 'read_calls',
+    ok: 201,
+    testMode: true,
+    own: (w) => ({ path: '/api/v1/test/inbound-calls', body: { assistant_id: w.assistantId } }),
+    other: (w) => ({ path: '/api/v1/test/inbound-calls', body: { assistant_id: w.assistantId } }),
+  },
 };
 
 /** Every subset of the grantable scopes (2^5 = 32). */
@@ -180,8 +191,16 @@ describe('every route × every scope combination', () => {
       rememberSecret('webhook_secret', res.body.secret);
       return String(res.body.id);
     };
+    const { secret: testKey } = await t.services.keys.createKey({
+      customerId: c.customerId,
+      name: 'test mode, every scope',
+      scopes: GRANTABLE_SCOPES,
+      mode: 'test',
+    });
+    rememberSecret('api_key', testKey);
     return {
       key: c.key,
+      testKey,
       customerId: c.customerId,
       assistantId: assistant.id,
       callId,
@@ -223,12 +242,18 @@ describe('every route × every scope combination', () => {
     let checked = 0;
     const wrong: string[] = [];
     for (const scopes of COMBINATIONS) {
-      const { secret } = await t.services.keys.createKey({
-        customerId: world.customerId,
-        name: `matrix ${scopes.join('+') || 'none'}`,
-        scopes,
-      });
-      rememberSecret('api_key', secret);
+      const made = await Promise.all(
+        (['live', 'test'] as const).map((mode) =>
+          t.services.keys.createKey({
+            customerId: world.customerId,
+            name: `matrix ${mode} ${scopes.join('+') || 'none'}`,
+            scopes,
+            mode,
+          }),
+        ),
+      );
+      const [secret = '', testSecret = ''] = made.map((m) => m.secret);
+      for (const s of [secret, testSecret]) rememberSecret('api_key', s);
       for (const route of api) {
         const row = TABLE[route];
         if (!row?.own) continue;
@@ -237,7 +262,7 @@ describe('every route × every scope combination', () => {
         // A refused request must change nothing: build it, then check the resource it names is still there.
         const req = await row.own(world);
         const res: TestResponse = await t.request(method, req.path, {
-          key: secret,
+          key: row.testMode ? testSecret : secret,
           ...(req.body !== undefined ? { body: req.body } : {}),
         });
         checked += 1;
@@ -284,7 +309,7 @@ describe('every route × every scope combination', () => {
       const [method = 'GET'] = route.split(' ');
       const req = await row.other(stranger);
       const res = await t.request(method, req.path, {
-        key: world.key,
+        key: row.testMode ? world.testKey : world.key,
         ...(req.body !== undefined ? { body: req.body } : {}),
       });
       checked += 1;
