@@ -57,35 +57,26 @@ describe('assistants link, assistants list and provider check against ElevenLabs
     fake.addNumber('phnum_desk1', '+14155550100', { agentId: 'agent_desk1', provider: 'twilio' });
     fake.addNumber('phnum_desk2', '+14155550101', { agentId: 'agent_desk1', provider: 'sip_trunk' });
     const customer = JSON.parse((await cli('customers', 'create', '--name', 'Linked', '--json')).stdout);
-    const assistant = JSON.parse(
-      (
-        await cli(
-          'assistants',
-          'create',
-          '--customer',
-          customer.id,
-          '--name',
-          'Desk',
-          '--voice',
-          'aria',
-          '--phone-numbers',
-          '+14155550100,+14155550101',
-          '--json',
-        )
-      ).stdout,
-    );
-    await cli(
-      'assistants',
-      'create',
-      '--customer',
-      customer.id,
-      '--name',
-      'Spare',
-      '--voice',
-      'aria',
-      '--phone-numbers',
-      '+14155550109',
-    );
+    const newAssistant = async (name: string, numbers: string) =>
+      JSON.parse(
+        (
+          await cli(
+            'assistants',
+            'create',
+            '--customer',
+            customer.id,
+            '--name',
+            name,
+            '--voice',
+            'aria',
+            '--phone-numbers',
+            numbers,
+            '--json',
+          )
+        ).stdout,
+      );
+    const assistant = await newAssistant('Desk', '+14155550100,+14155550101');
+    await newAssistant('Spare', '+14155550109');
 
     const placeholder = await cli(
       'assistants',

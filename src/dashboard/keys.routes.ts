@@ -49,9 +49,9 @@ export function registerKeysRoutes(app: FastifyInstance, ctx: DashboardContext):
   app.get('/keys', async (request, reply) => {
     const s = sessionOf(request);
     const [keys, graceEnds] = await Promise.all([
-      services.keys.listKeys(s.accountId),
+      services.keys.listKeys(s.accountId, s.mode),
       services.keys.graceEnds(s.accountId),
-    ]).then(([all, ends]) => [all.filter((k) => k.mode === s.mode), ends] as const);
+    ]);
     // Newest first; revoked keys last.
     keys.sort(
       (a, b) =>

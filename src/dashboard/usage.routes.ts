@@ -12,7 +12,7 @@ export function registerUsageRoutes(app: FastifyInstance, ctx: DashboardContext)
     const asked = Number(queryOf(request.query).days);
     const days = PERIODS.includes(asked) ? asked : 7;
     const [keys, report] = await Promise.all([
-      services.keys.listKeys(s.accountId).then((keys) => keys.filter((k) => k.mode === s.mode)),
+      services.keys.listKeys(s.accountId, s.mode),
       services.dashboard.usage.report(s.customerId, days),
     ]);
     return sendHtml(reply, usagePage({ user: userOf(s), keys, report, days }));

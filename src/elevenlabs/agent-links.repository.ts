@@ -44,13 +44,11 @@ export async function assistantForAgent(db: Database, agentId: string): Promise<
   return row?.assistant_id ?? null;
 }
 
-/** Every assistant's agent: where reconciliation looks for inbound calls and placements it missed. */
-export function linkedAgents(db: Database): Promise<{ assistant_id: string; agent_id: string }[]> {
-  return db.selectFrom('assistant_agents').select(['assistant_id', 'agent_id']).execute();
-}
-
-/** Every link, oldest first (`provider check` checks each). */
-export function allAgentLinks(db: Database): Promise<AssistantAgentRow[]> {
+/**
+ * Every link, oldest first: where reconciliation looks for inbound calls and placements it missed, and what
+ * `provider check` checks.
+ */
+export function linkedAgents(db: Database): Promise<AssistantAgentRow[]> {
   return db
     .selectFrom('assistant_agents')
     .selectAll()

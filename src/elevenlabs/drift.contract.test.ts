@@ -61,14 +61,10 @@ describe('answers ElevenLabs changed: what we use is read, whatever else they la
       assistantForAgent: async () => null,
     });
 
-  before(async () => {
-    await import('@elevenlabs/elevenlabs-js');
-    fake = await startFakeElevenLabs({ apiKey: API_KEY });
-    fake.addAgent(AGENT);
-    fake.addNumber(NUMBER_ID, E164, { agentId: AGENT, provider: 'twilio' });
-    provider = newProvider();
-    const placed = await provider.placeCall({
-      callId: '7d1c8f7e-1111-4a4a-9b9b-000000000001',
+  /** A placement of call `callId` from the agent's number, through the SDK. */
+  const place = (callId: string) =>
+    provider.placeCall({
+      callId,
       assistantId: 'a',
       language: 'en-US',
       from: E164,
@@ -77,6 +73,14 @@ describe('answers ElevenLabs changed: what we use is read, whatever else they la
       maxDurationSeconds: 600,
       agent: { agentId: AGENT, phoneNumberId: NUMBER_ID, telephony: 'twilio' },
     });
+
+  before(async () => {
+    await import('@elevenlabs/elevenlabs-js');
+    fake = await startFakeElevenLabs({ apiKey: API_KEY });
+    fake.addAgent(AGENT);
+    fake.addNumber(NUMBER_ID, E164, { agentId: AGENT, provider: 'twilio' });
+    provider = newProvider();
+    const placed = await place('7d1c8f7e-1111-4a4a-9b9b-000000000001');
     assert.ok(placed.ok);
     conversationId = placed.value.providerCallId;
     fake.progress(conversationId, 'answer');
@@ -188,24 +192,13 @@ describe('answers ElevenLabs changed: what we use is read, whatever else they la
   }
 
   it('the placement: without the carrier id or the message it is placed; without its conversation, it is a timeout (it may have rung)', async () => {
-    const place = (n: number) =>
-      provider.placeCall({
-        callId: `7d1c8f7e-1111-4a4a-9b9b-00000000010${n}`,
-        assistantId: 'a',
-        language: 'en-US',
-        from: E164,
-        to: '+14155550199',
-        variables: {},
-        maxDurationSeconds: 600,
-        agent: { agentId: AGENT, phoneNumberId: NUMBER_ID, telephony: 'twilio' },
-      });
     for (const [i, field] of (['callSid', 'message'] as const).entries()) {
       fake.reshape('placement', (b) => without(b as Body, [field]));
-      const got = await place(i);
+      const got = await place(`7d1c8f7e-1111-4a4a-9b9b-00000000010${i}`);
       assert.equal(got.ok, true, `${field} removed`);
     }
     fake.reshape('placement', (b) => without(b as Body, ['conversation_id']));
-    const lost = await place(3);
+    const lost = await place('7d1c8f7e-1111-4a4a-9b9b-000000000103');
     fake.reshape('placement', null);
     assert.equal(lost.ok, false);
     assert.equal(

@@ -7,7 +7,7 @@ import { AppError } from '../errors/index.ts';
 import type { AgentLink, ProviderObserver } from '../provider/index.ts';
 import type { RateLimiter } from '../rate-limit/index.ts';
 import { createElevenLabsProvider } from './adapter.ts';
-import { allAgentLinks, assistantForAgent, findAgentLink } from './agent-links.repository.ts';
+import { assistantForAgent, findAgentLink, linkedAgents } from './agent-links.repository.ts';
 import { createElevenLabsHealth } from './health.ts';
 import { type LinkProblem, providerProblems } from './link-checks.ts';
 import { startElevenLabsReconciliation } from './reconcile.ts';
@@ -82,7 +82,7 @@ export function createElevenLabs(deps: {
     async checkSetup(): Promise<SetupReport> {
       const now = await health.check();
       const secret = settings.webhookSecret;
-      const links = now.state === 'ok' ? await allAgentLinks(db) : [];
+      const links = now.state === 'ok' ? await linkedAgents(db) : [];
       const checked = [];
       for (const l of links) {
         const numbers = Object.entries(l.phone_numbers).map(([e164, n]) => ({
@@ -98,7 +98,8 @@ export function createElevenLabs(deps: {
       }
       return {
         baseUrl: settings.baseUrl,
-        key: now.state === 'ok' ? null : (health.warning() ?? `ElevenLabs: ${now.detail}`),
+        // Null only while it answers: the check just made leaves no `unknown` state.
+        key: health.warning(),
         webhookSecret: WEBHOOK_SECRET_FORM.test(secret)
           ? null
           : "ELEVENLABS_WEBHOOK_SECRET does not look like the HMAC secret ElevenLabs shows for a webhook (wsec_ followed by letters and digits, no spaces or quotes): copy it again from the webhook's settings.",

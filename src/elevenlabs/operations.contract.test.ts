@@ -188,13 +188,13 @@ describe('operating PROVIDER=elevenlabs: what is wrong is named', () => {
   });
 
   describe('the health check, on its own clock', () => {
-    async function healthOf(apiKey: string) {
+    async function healthOf(apiKey: string, timeoutMs = 2_000) {
       const logs = captureLogs();
       const clock = new ManualClock('2026-11-26T10:00:00Z');
       const provider = createElevenLabsProvider({
         apiKey,
         baseUrl: fake.baseUrl,
-        timeoutMs: 2_000,
+        timeoutMs,
         logger: logs.logger,
         assistantForAgent: async () => null,
       });
@@ -252,20 +252,7 @@ describe('operating PROVIDER=elevenlabs: what is wrong is named', () => {
     });
 
     it('a slow ElevenLabs is `unreachable` after PROVIDER_TIMEOUT_MS', async () => {
-      const logs = captureLogs();
-      const provider = createElevenLabsProvider({
-        apiKey: API_KEY,
-        baseUrl: fake.baseUrl,
-        timeoutMs: 200,
-        logger: logs.logger,
-        assistantForAgent: async () => null,
-      });
-      const health = createElevenLabsHealth({
-        probe: provider.probe,
-        clock: new ManualClock(),
-        logger: logs.logger,
-        baseUrl: fake.baseUrl,
-      });
+      const { health } = await healthOf(API_KEY, 200);
       fake.slowBy(1_000);
       fake.fault('slow');
       try {

@@ -31,7 +31,7 @@ const isParseError = (e: unknown): e is SdkParseError =>
   e instanceof Error && e.name === 'ParseError' && Array.isArray((e as { errors?: unknown }).errors);
 
 /**
- * Every request to ElevenLabs goes through `request`: the official SDK makes it; what it answers is read with our
+ * Every request to ElevenLabs goes through `ask`: the official SDK makes it; what it answers is read with our
  * own schema (answers.ts). When the SDK refuses an answer for its shape, the raw body it refused is read instead and
  * the drift logged once per field and operation; only a field we need, missing or wrong, fails the request, named.
  * Each request is counted by operation and outcome, and each failure logged with what there is to know: the HTTP
@@ -94,9 +94,9 @@ export function createRequests(settings: RequestSettings) {
 
   return {
     /**
-     * `run` makes one request through the SDK; `read` takes what we need of the answer (answers.ts). An answer we cannot read is
-     * `unreadable`: by default a retryable `unavailable`; `unreadableMeans: 'timeout'` where the request may have
-     * taken effect all the same (a placement), so that the caller treats it as one it has no answer to.
+     * `run` makes one request through the SDK; `read` takes what we need of the answer (answers.ts). An answer we
+     * cannot read is `unreadable`: by default a retryable `unavailable`; `unreadableMeans: 'timeout'` where the
+     * request may have taken effect all the same (a placement), so the caller treats it as one it has no answer to.
      */
     async ask<T>(
       operation: Operation,

@@ -220,7 +220,7 @@ export function createKeyActions(deps: KeysDeps) {
       return view(updated ?? row);
     },
 
-    async listKeys(filter: { customerId?: string; prefix?: string }): Promise<KeyView[]> {
+    async listKeys(filter: { customerId?: string; prefix?: string; mode?: KeyMode }): Promise<KeyView[]> {
       return views(await repo.listKeys(db, filter));
     },
 

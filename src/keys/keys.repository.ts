@@ -1,6 +1,6 @@
 import { sql } from 'kysely';
 import type { AuthCustomer } from '../customers/index.ts';
-import type { ApiKeyRow, Database } from '../db/index.ts';
+import type { ApiKeyRow, Database, KeyMode } from '../db/index.ts';
 import { prepare } from '../db/index.ts';
 
 export type NewKey = Omit<ApiKeyRow, 'last_used_at' | 'revoked_at'>;
@@ -55,10 +55,11 @@ export async function findKey(db: Database, keyId: string): Promise<ApiKeyRow | 
 
 export async function listKeys(
   db: Database,
-  filter: { customerId?: string; prefix?: string },
+  filter: { customerId?: string; prefix?: string; mode?: KeyMode },
 ): Promise<ApiKeyRow[]> {
   let q = db.selectFrom('api_keys').selectAll();
   if (filter.customerId) q = q.where('customer_id', '=', filter.customerId);
+  if (filter.mode) q = q.where('mode', '=', filter.mode);
   if (filter.prefix) q = q.where('prefix', 'like', `${filter.prefix.replace(/[\\%_]/g, '\\$&')}%`);
   return q.orderBy('created_at').orderBy('id').execute();
 }

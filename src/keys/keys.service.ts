@@ -1,3 +1,4 @@
+import type { KeyMode } from '../db/index.ts';
 import { createKeyActions, type KeyOwner, type KeysDeps } from './key-actions.ts';
 import * as repo from './keys.repository.ts';
 
@@ -8,7 +9,9 @@ export function createKeysService(deps: KeysDeps) {
   return {
     createKey: keys.createKey,
     newKeyDefaults: keys.newKeyDefaults,
-    listKeys: (customerId: string) => keys.listKeys({ customerId }),
+    /** The customer's keys, of one mode when given (the dashboard's live or test view). */
+    listKeys: (customerId: string, mode?: KeyMode) =>
+      keys.listKeys({ customerId, ...(mode ? { mode } : {}) }),
     getKey: (customerId: string, keyId: string) => keys.getKey(own(customerId), keyId),
     rotateKey: (customerId: string, keyId: string) => keys.rotateKey(own(customerId), keyId),
     revokeKey: (customerId: string, keyId: string) => keys.revokeKey(own(customerId), keyId),

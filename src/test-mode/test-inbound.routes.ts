@@ -14,13 +14,7 @@ import { AppError } from '../errors/index.ts';
 import { apiResponses } from '../http/index.ts';
 import { type Principal, requirePrincipal } from '../keys/index.ts';
 import { outboundCallBody } from '../outbound/index.ts';
-import { checkE164 } from '../phone.ts';
 import type { Simulator } from '../simulator/index.ts';
-
-const e164 = z.string().superRefine((value, ctx) => {
-  const check = checkE164(value);
-  if (!check.ok) ctx.addIssue({ code: 'custom', message: check.reason });
-});
 
 export const testInboundBody = z.strictObject({
   assistant_id: outboundCallBody.shape.assistant_id.meta({
@@ -28,7 +22,8 @@ export const testInboundBody = z.strictObject({
     format: 'uuid',
     description: 'The assistant that is rung (active, with a number).',
   }),
-  from_number: e164
+  // The same strict E.164 check as a placement's destination.
+  from_number: outboundCallBody.shape.to_number
     .optional()
     .meta({ description: 'Who calls (E.164); default +14155550123.', examples: ['+14155550123'] }),
   caller_name: z.string().min(1).max(100).optional(),
