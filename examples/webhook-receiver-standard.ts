@@ -92,7 +92,10 @@ if (import.meta.url === pathToFileURL(process.argv[1] ?? '').href) {
   const server = http.createServer(
     standardWebhookHandler({
       secret,
-      onEvent: (e) => console.log(`${e.event} ${e.id} for call ${e.data.call_id}`),
+      onEvent: (e) =>
+        console.log(
+          `${e.event} ${e.id} for ${'call_id' in e.data ? `call ${e.data.call_id}` : `message ${e.data.message_id}`}`,
+        ),
     }),
   );
   server.listen(Number(process.env.PORT ?? 3000), () => {

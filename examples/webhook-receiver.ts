@@ -66,6 +66,10 @@ function describe(event: WebhookEvent): string {
       return `insights for ${event.data.call_id}: ${event.data.insights.map((i) => i.name).join(', ')}`;
     case 'call.transcript.ready':
       return `transcript of ${event.data.call_id}: ${event.data.transcript.segments.length} segments`;
+    case 'sms.sent':
+      return `text ${event.data.message_id} to ${event.data.to}: ${event.data.status}${event.data.error_code ? ` (${event.data.error_code})` : ''}`;
+    case 'sms.received':
+      return `text ${event.data.message_id} from ${event.data.from}: ${event.data.body}`;
   }
 }
 

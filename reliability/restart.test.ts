@@ -6,7 +6,7 @@ import { describe, it } from 'node:test';
 import { sql } from 'kysely';
 import { systemClock } from '../src/clock.ts';
 import { loadConfig } from '../src/config.ts';
-import { GRANTABLE_SCOPES } from '../src/keys/scopes.ts';
+import { SCOPES } from '../src/keys/scopes.ts';
 import { createLogger } from '../src/logger.ts';
 import { openRuntime } from '../src/runtime.ts';
 import { ANSWERS, BUSY, NO_ANSWER } from '../src/testing/outbound.fixtures.ts';
@@ -46,7 +46,7 @@ async function seed(env: Record<string, string>) {
     const { secret } = await runtime.services.keys.createKey({
       customerId: customer.id,
       name: 'restart',
-      scopes: GRANTABLE_SCOPES,
+      scopes: SCOPES,
       rateLimitPerMinute: 600,
     });
     const assistant = await runtime.services.assistants.createAssistant({

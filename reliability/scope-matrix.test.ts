@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { GRANTABLE_SCOPES, type Scope } from '../src/keys/scopes.ts';
+import { SCOPES, type Scope } from '../src/keys/scopes.ts';
 import { newAssistant } from '../src/testing/outbound.fixtures.ts';
 import { newCustomer, startTestApp, type TestApp, type TestResponse } from '../src/testing/test-app.ts';
 import { callFor, emitEvent } from '../src/testing/webhook.fixtures.ts';
@@ -19,6 +19,7 @@ type World = {
   outboundCallId: string;
   eventId: string;
   subscriptionId: string;
+  messageId: string;
   newSubscription(): Promise<string>;
   /** A test-mode key of the customer with every scope (the routes of test mode answer test keys only). */
   testKey: string;
@@ -151,6 +152,41 @@ const TABLE: Record<
     own: (w) => ({ path: `/api/v1/webhook-events/${w.eventId}/redeliver`, body: {} }),
     other: (w) => ({ path: `/api/v1/webhook-events/${w.eventId}/redeliver`, body: {} }),
   },
+  'POST /api/v1/sms/send': {
+    scope: 'send_sms',
+    ok: 201,
+    own: (w) => ({
+      path: '/api/v1/sms/send',
+      body: { assistant_id: w.assistantId, to_number: '+14155550199', body: 'Hi' },
+    }),
+    other: (w) => ({
+      path: '/api/v1/sms/send',
+      body: { assistant_id: w.assistantId, to_number: '+14155550199', body: 'Hi' },
+    }),
+  },
+  // As for calls: another customer's assistant is a failed check in the 200, not a 404.
+  'POST /api/v1/sms/send/dry-run': {
+    scope: 'send_sms',
+    ok: 200,
+    own: (w) => ({
+      path: '/api/v1/sms/send/dry-run',
+      body: { assistant_id: w.assistantId, to_number: '+14155550199', body: 'Hi' },
+    }),
+  },
+  'GET /api/v1/sms/messages': { scope: 'send_sms', ok: 200, own: () => ({ path: '/api/v1/sms/messages' }) },
+  'GET /api/v1/sms/messages/:id': {
+    scope: 'send_sms',
+    ok: 200,
+    own: (w) => ({ path: `/api/v1/sms/messages/${w.messageId}` }),
+    other: (w) => ({ path: `/api/v1/sms/messages/${w.messageId}` }),
+  },
+  // The number is looked for among the caller's own assistants only: another customer's is a 404 by construction.
+  'POST /api/v1/test/inbound-sms': {
+    scope: 'send_sms',
+    ok: 201,
+    testMode: true,
+    own: () => ({ path: '/api/v1/test/inbound-sms', body: { to_number: '+14155550102', body: 'Hi' } }),
+  },
   'POST /api/v1/test/inbound-calls': {
     scope: 'read_calls',
     ok: 201,
@@ -160,9 +196,9 @@ const TABLE: Record<
   },
 };
 
-/** Every subset of the grantable scopes (2^5 = 32). */
-const COMBINATIONS: Scope[][] = Array.from({ length: 1 << GRANTABLE_SCOPES.length }, (_, mask) =>
-  GRANTABLE_SCOPES.filter((_, i) => mask & (1 << i)),
+/** Every subset of the scopes (2^6 = 64). */
+const COMBINATIONS: Scope[][] = Array.from({ length: 1 << SCOPES.length }, (_, mask) =>
+  SCOPES.filter((_, i) => mask & (1 << i)),
 );
 
 describe('every route × every scope combination', () => {
@@ -182,6 +218,11 @@ describe('every route × every scope combination', () => {
     });
     assert.equal(placed.status, 201, placed.text);
     const event = await emitEvent(t, c.customerId, callId);
+    const message = await t.request('POST', '/api/v1/sms/send', {
+      key: c.key,
+      body: { assistant_id: assistant.id, to_number: '+14155550199', body: 'Hello' },
+    });
+    assert.equal(message.status, 201, message.text);
     const newSubscription = async () => {
       const res = await t.request('POST', '/api/v1/webhook-subscriptions', {
         key: c.key,
@@ -194,7 +235,7 @@ describe('every route × every scope combination', () => {
     const { secret: testKey } = await t.services.keys.createKey({
       customerId: c.customerId,
       name: 'test mode, every scope',
-      scopes: GRANTABLE_SCOPES,
+      scopes: SCOPES,
       mode: 'test',
     });
     rememberSecret('api_key', testKey);
@@ -206,6 +247,7 @@ describe('every route × every scope combination', () => {
       callId,
       outboundCallId: placed.body.id,
       eventId: event.id,
+      messageId: message.body.id,
       subscriptionId: await newSubscription(),
       newSubscription,
     };
@@ -238,7 +280,7 @@ describe('every route × every scope combination', () => {
     assert.deepEqual(gone, [], 'routes in the table the app no longer serves');
   });
 
-  it('each route answers exactly as documented for each of the 32 scope sets', async () => {
+  it('each route answers exactly as documented for each of the 64 scope sets', async () => {
     let checked = 0;
     const wrong: string[] = [];
     for (const scopes of COMBINATIONS) {

@@ -131,6 +131,9 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   if (elevenlabs) {
     elevenlabs.registerWebhook(app, { limiter: options.limiter, lifecycle: options.services.lifecycle });
   }
+  // SMS_PROVIDER=twilio: its status and inbound-message callbacks, signed with the auth token.
+  const { twilio, sms } = options.services;
+  twilio?.registerWebhooks(app, { limiter: options.limiter, inbox: sms.inbox('twilio') });
   registerReferencePage(app);
   await app.register(
     async (api) => {

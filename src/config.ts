@@ -139,6 +139,40 @@ const envSchema = z.object({
    */
   OUTBOUND_COUNTRIES_DEFAULT: regions(DEFAULT_OUTBOUND_LIMITS.countries),
   OUTBOUND_MAX_DAILY_CAP_DEFAULT: capAmount(DEFAULT_OUTBOUND_LIMITS.maxDailyCapUsd),
+  // Text messages (docs/sms.md)
+  /** Who carries text messages: the built-in simulator, or Twilio Programmable Messaging (docs/provider-twilio.md). */
+  SMS_PROVIDER: z.enum(['simulator', 'twilio']).default('simulator'),
+  /** SMS_PROVIDER=twilio: the account and its auth token (which also signs Twilio's callbacks), both required. */
+  TWILIO_ACCOUNT_SID: z
+    .string()
+    .regex(/^AC[0-9a-fA-F]{32}$/, 'must be AC followed by 32 hexadecimal digits')
+    .optional(),
+  TWILIO_AUTH_TOKEN: z.string().min(1).optional(),
+  /** Send through this Messaging Service (MG…) instead of naming the assistant's number as the sender. */
+  TWILIO_MESSAGING_SERVICE_SID: z
+    .string()
+    .regex(/^MG[0-9a-fA-F]{32}$/, 'must be MG followed by 32 hexadecimal digits')
+    .optional(),
+  /** Where Twilio's REST API is reached: its own address unless a proxy (or a test's fake) stands in front. */
+  TWILIO_API_BASE_URL: z
+    .url()
+    .default('https://api.twilio.com')
+    .transform((v) => v.replace(/\/+$/, '')),
+  /**
+   * The address Twilio reaches this server at, as configured on Twilio's side (`https://sms.example.com`, with a
+   * path prefix if a proxy adds one): status callbacks go there, and Twilio's signatures are checked against it.
+   */
+  PUBLIC_BASE_URL: z
+    .url()
+    .transform((v) => v.replace(/\/+$/, ''))
+    .optional(),
+  /** What one message segment costs (USD, 4 places): the estimate held against a key's daily spend cap. */
+  SMS_PRICE_PER_SEGMENT_USD: z
+    .string()
+    .regex(/^\d{1,3}(\.\d{1,4})?$/, 'must be a USD amount with at most 4 decimal places, such as 0.0079')
+    .default('0.0079'),
+  /** A message with no final status this long after it was sent is asked about (its reconciliation). */
+  SMS_RECONCILE_AFTER_SECONDS: int(30, 86_400, 300),
   /** Simulated inbound calls per minute to random active assistants; unset: 2 in demo mode, else 0. */
   DEMO_INBOUND_CALLS_PER_MINUTE: int(0, 600, 0).optional(),
 });
@@ -190,6 +224,16 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     if (missing.length > 0) {
       throw new ConfigError(
         `Invalid configuration:\n${missing.map((name) => `  ${name}: required when PROVIDER=elevenlabs`).join('\n')}`,
+      );
+    }
+  }
+  if (e.SMS_PROVIDER === 'twilio') {
+    const missing = (['TWILIO_ACCOUNT_SID', 'TWILIO_AUTH_TOKEN', 'PUBLIC_BASE_URL'] as const).filter(
+      (name) => !e[name],
+    );
+    if (missing.length > 0) {
+      throw new ConfigError(
+        `Invalid configuration:\n${missing.map((name) => `  ${name}: required when SMS_PROVIDER=twilio`).join('\n')}`,
       );
     }
   }

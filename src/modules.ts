@@ -115,12 +115,17 @@ export const MODULES: ModuleMap = {
   simulator: {
     kind: 'domain',
     purpose: 'the built-in provider and its upstream state',
-    tables: ['simulator_calls'],
+    tables: ['simulator_calls', 'simulator_messages'],
   },
   elevenlabs: {
     kind: 'domain',
     purpose: 'ElevenLabs Agents behind the provider interface: adapter, webhook, reconciliation, agent links',
     tables: ['assistant_agents'],
+  },
+  twilio: {
+    kind: 'domain',
+    purpose: 'Twilio Programmable Messaging behind the SMS provider interface: client, callbacks, checks',
+    tables: [],
   },
   calls: {
     kind: 'domain',
@@ -131,6 +136,11 @@ export const MODULES: ModuleMap = {
     kind: 'domain',
     purpose: 'transcript endpoints, fetch-and-store, REST ⇄ webhook forms',
     tables: ['transcripts'],
+  },
+  sms: {
+    kind: 'domain',
+    purpose: 'text messages: POST /sms/send, reading them, statuses and inbound messages, sms.* events',
+    tables: ['sms_messages', 'sms_status_history', 'sms_opt_outs'],
   },
   outbound: {
     kind: 'domain',

@@ -4,6 +4,7 @@ import { registerGetCall, registerListCalls } from './calls/index.ts';
 import { registerWhoami } from './keys/index.ts';
 import { registerCreateOutboundCall, registerDryRunOutboundCall } from './outbound/index.ts';
 import type { Services } from './services.ts';
+import { registerSmsRoutes } from './sms/index.ts';
 import { registerTestInboundCalls } from './test-mode/index.ts';
 import { registerTranscriptRoutes } from './transcripts/index.ts';
 import { registerSubscriptionRoutes, registerWebhookEventRoutes } from './webhooks/index.ts';
@@ -27,6 +28,10 @@ export function registerApiRoutes(api: FastifyInstance, services: Services): voi
   // Webhooks: subscriptions, verification probe, secret rotation
   registerSubscriptionRoutes(api, services.subscriptions);
   registerWebhookEventRoutes(api, services.webhookEvents);
+
+  // Text messages: POST /sms/send, POST /sms/send/dry-run, GET /sms/messages, GET /sms/messages/{id},
+  // POST /test/inbound-sms
+  registerSmsRoutes(api, services.sms);
 
   // Test mode: POST /test/inbound-calls
   registerTestInboundCalls(api, services.testInbound);

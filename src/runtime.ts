@@ -13,6 +13,7 @@ import { generatedSecretFile, loadServerSecret } from './server-secret.ts';
 import { createServices, type ProviderChoice, type Services } from './services.ts';
 import { createSigner } from './signer.ts';
 import { openStorage, type Storage } from './storage.ts';
+import type { TwilioSettings } from './twilio/index.ts';
 
 export type Runtime = {
   config: Config;
@@ -36,6 +37,18 @@ export function providerChoice(config: Config): ProviderChoice {
     webhookSecret: config.elevenlabsWebhookSecret ?? '',
     baseUrl: config.elevenlabsBaseUrl,
     timeoutMs: config.providerTimeoutMs,
+  };
+}
+
+/** SMS_PROVIDER=twilio's settings (config.ts checks that they are all there), else undefined. */
+export function twilioSettings(config: Config): TwilioSettings | undefined {
+  if (config.smsProvider !== 'twilio') return undefined;
+  return {
+    accountSid: config.twilioAccountSid ?? '',
+    authToken: config.twilioAuthToken ?? '',
+    messagingServiceSid: config.twilioMessagingServiceSid,
+    apiBaseUrl: config.twilioApiBaseUrl,
+    publicBaseUrl: config.publicBaseUrl ?? '',
   };
 }
 
@@ -81,6 +94,11 @@ export async function openRuntime(
     const services = createServices({
       providerObserver: metrics.provider,
       testMode: config.testMode,
+      sms: {
+        pricePerSegmentUsd: config.smsPricePerSegmentUsd,
+        timeoutMs: config.providerTimeoutMs,
+        twilio: twilioSettings(config),
+      },
       db: database.db,
       provider: providerChoice(config),
       notifications: database.notifications,

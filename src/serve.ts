@@ -12,6 +12,7 @@ import { openRuntime } from './runtime.ts';
 import { startServer } from './server.ts';
 import { shutDown } from './shutdown.ts';
 import { startSimulatorLoop } from './simulator/index.ts';
+import { startSmsReconcileLoop } from './sms/index.ts';
 import { operatorAccess, readStartState, startHints } from './start-hints.ts';
 import type { Storage } from './storage.ts';
 import { createConfiguredWorker, registerOutboxGauges } from './worker.ts';
@@ -53,7 +54,16 @@ export async function serve(config: Config, opening: Promise<Storage>): Promise<
     },
     { demo: config.demoSeed && runtime.database.kind === 'pglite' && config.provider === 'simulator' },
   );
-  const { elevenlabs } = runtime.services;
+  const { elevenlabs, sms } = runtime.services;
+  // Text messages whose final status never came (a lost callback) are asked about, as calls are reconciled.
+  const smsReconciliation = startSmsReconcileLoop({
+    db: runtime.database.db,
+    clock: runtime.clock,
+    afterSeconds: config.smsReconcileAfterSeconds,
+    providers: sms.carriers(),
+    intervalMs: config.reconcileIntervalSeconds * 1000,
+    logger,
+  });
   const reconciliation =
     elevenlabs?.startReconciliation({ lifecycle, intervalSeconds: config.reconcileIntervalSeconds }) ?? null;
   // The first check is awaited so that the banner can say what it found; the server is already answering.
@@ -78,6 +88,9 @@ export async function serve(config: Config, opening: Promise<Storage>): Promise<
     elevenlabs
       ? `  provider: ElevenLabs Agents at ${config.elevenlabsBaseUrl} (${elevenlabs.health.current().state === 'ok' ? 'answers our key' : 'see the WARNING below'}); its webhook: ${server.url}/provider/elevenlabs/webhook`
       : '  provider: the built-in simulator (no real calls; PROVIDER=elevenlabs places real ones)',
+    runtime.services.twilio
+      ? `  text messages: Twilio; its callbacks: ${config.publicBaseUrl}/provider/twilio/sms-status and …/sms-inbound`
+      : '  text messages: the built-in simulator (SMS_PROVIDER=twilio sends real ones)',
     ...(server.plainUrl
       ? [`  plain HTTP on ${server.plainUrl} (refused unless via a trusted TLS proxy)`]
       : []),
@@ -109,6 +122,7 @@ export async function serve(config: Config, opening: Promise<Storage>): Promise<
         { name: 'simulator', run: () => simulation.stop() },
         { name: 'call post-processing and reconciliation', run: () => callLoops.stop() },
         { name: 'ElevenLabs reconciliation', run: () => reconciliation?.stop() },
+        { name: 'SMS reconciliation', run: () => smsReconciliation.stop() },
         { name: 'ElevenLabs health check', run: () => healthChecks?.stop() },
         { name: 'webhook worker', run: () => delivery?.close() },
         { name: 'storage', run: () => runtime.close() },

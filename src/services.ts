@@ -15,9 +15,11 @@ import { createCallbackSecrets, createOutboundService } from './outbound/index.t
 import type { OutboundLimits } from './outbound-limits.ts';
 import { guardProvider, type ProviderObserver, type ProviderStatus } from './provider/index.ts';
 import type { Signer } from './signer.ts';
-import { createSimulator } from './simulator/index.ts';
+import { createSimulator, createSmsSimulator } from './simulator/index.ts';
+import { createSmsService, guardSmsProvider } from './sms/index.ts';
 import { createTestInbound } from './test-mode/index.ts';
 import { createTranscriptsService } from './transcripts/index.ts';
+import { createTwilio, type TwilioSettings } from './twilio/index.ts';
 import { createUsageService } from './usage/index.ts';
 import {
   createSubscriptionsOperator,
@@ -36,6 +38,13 @@ export type CoreDeps = {
   simulatorAccount?: string | undefined;
   /** Where the provider counts its requests and reconciliation passes (`/metrics`); nowhere in most tests. */
   providerObserver?: ProviderObserver | undefined;
+  /**
+   * SMS_PROVIDER=twilio's settings (absent: the simulator carries live messages too), the price of a segment
+   * (SMS_PRICE_PER_SEGMENT_USD; default 0.0079) and how long one request to the carrier may take.
+   */
+  sms?:
+    | { twilio?: TwilioSettings | undefined; pricePerSegmentUsd?: string | undefined; timeoutMs?: number }
+    | undefined;
   /** TEST_MODE: `svc_test_` keys are accepted (absent: off; the configuration's default is on). */
   testMode?: boolean | undefined;
   /** The database handle's notifications: the key cache listens to them. */
@@ -94,6 +103,24 @@ export function createServices(deps: CoreDeps) {
   const keyCache = createKeyCache(deps);
   const usage = createUsageService(deps);
   const calls = createCallsService(deps);
+  // Text messages: the simulator's carrier unless SMS_PROVIDER names another; test-mode messages always simulated.
+  const smsSimulator = createSmsSimulator({ db: deps.db, clock: deps.clock, account: deps.simulatorAccount });
+  const smsGuard = { timeoutMs: deps.sms?.timeoutMs ?? 10_000, logger: deps.logger };
+  const twilio = deps.sms?.twilio
+    ? createTwilio({
+        settings: deps.sms.twilio,
+        clock: deps.clock,
+        logger: deps.logger,
+        timeoutMs: smsGuard.timeoutMs,
+      })
+    : null;
+  const smsTestProvider = guardSmsProvider(smsSimulator.provider, smsGuard);
+  const sms = createSmsService({
+    ...deps,
+    provider: twilio ? guardSmsProvider(twilio.provider, smsGuard) : smsTestProvider,
+    testProvider: smsTestProvider,
+    pricePerSegmentUsd: deps.sms?.pricePerSegmentUsd ?? '0.0079',
+  });
   const lifecycle = createLifecycleService({ ...voice, reports: callListeners() });
   return {
     customers: createCustomersService({ ...deps, onKeysChanged: () => keyCache.changed(null) }),
@@ -109,6 +136,11 @@ export function createServices(deps: CoreDeps) {
     calls,
     authenticator: createAuthenticator({ ...deps, keyCache, testMode: deps.testMode === true }),
     simulator,
+    /** Text messages (POST /sms/send, GET /sms/messages), and the simulated carrier the simulator's tick drives. */
+    sms,
+    smsSimulator,
+    /** Twilio when SMS_PROVIDER=twilio (its callback routes, `provider check`, `sms numbers`), else null. */
+    twilio,
     /** ElevenLabs when PROVIDER=elevenlabs (its webhook route and reconciliation use it), else null. */
     elevenlabs,
     provider,

@@ -6,15 +6,22 @@ import type {
   CallsPage,
   CreateOutboundCall,
   CreateTestInboundCall,
+  CreateTestInboundSms,
   CreateWebhookSubscription,
   Identity,
   ListAssistantsQuery,
   ListCallsQuery,
+  ListMessagesQuery,
   ListWebhookEventsQuery,
   ListWebhookSubscriptionsQuery,
+  Message,
+  MessageDetail,
+  MessagesPage,
   OutboundCall,
   OutboundDryRun,
   RotatedWebhookSecret,
+  SendSms,
+  SmsDryRun,
   Transcript,
   TranscriptPending,
   WebhookEventsPage,
@@ -208,6 +215,29 @@ export class VoiceCallsClient {
     /** A simulated caller rings one of your assistants (`POST /test/inbound-calls`); the call, ringing. */
     inboundCall: (body: CreateTestInboundCall): Promise<CallDetail> =>
       this.#data('POST', '/test/inbound-calls', { body }),
+    /** Someone texts one of your assistants' numbers (`POST /test/inbound-sms`); the message, received. */
+    inboundSms: (body: CreateTestInboundSms): Promise<MessageDetail> =>
+      this.#data('POST', '/test/inbound-sms', { body }),
+  };
+
+  /** Text messages (scope `send_sms`). */
+  readonly sms = {
+    /**
+     * Sends a text message. Pass an `idempotencyKey` (e.g. your booking id) so a timeout or a 502 can be retried
+     * (automatically) without ever sending it twice; without one it is never retried.
+     */
+    send: (body: SendSms, options: { idempotencyKey?: string } = {}): Promise<Message> =>
+      this.#data('POST', '/sms/send', { body, ...options }),
+    /** Every check a send makes, with the segments and estimate; nothing sent (`POST /sms/send/dry-run`). */
+    dryRun: (body: SendSms): Promise<SmsDryRun> =>
+      this.#data('POST', '/sms/send/dry-run', { body, idempotent: true }),
+    list: (query: ListMessagesQuery = {}): Promise<MessagesPage> =>
+      this.#data('GET', '/sms/messages', { query }),
+    /** Every message matching the filters, newest first, page after page (keyset cursor). */
+    iterate: (query: Omit<ListMessagesQuery, 'cursor'> = {}) =>
+      paginate((cursor) => this.sms.list({ ...query, cursor })),
+    /** The message and every status it reached. */
+    get: (id: string): Promise<MessageDetail> => this.#data('GET', `/sms/messages/${encodeURIComponent(id)}`),
   };
 
   readonly outboundCalls = {

@@ -328,6 +328,116 @@ export interface paths {
     patch?: never;
     trace?: never;
   };
+  '/sms/send': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /**
+     * Send a text message
+     * @description From one of the assistant's numbers to an E.164 mobile number. Checks, in order: the text (not empty, at most 10 segments), the assistant and its sending number, the number's type and the key's country allowlist (as for calls), that the number can take texts, that the recipient has not replied STOP, and the key's daily spend cap (every segment at the price per segment, held with the key's calls). Answers 201 with the message, `queued`; `sms.sent` follows at its final status. `Idempotency-Key` as on `POST /outbound-calls`: a retry never sends twice.
+     *
+     *     Scope: `send_sms`.
+     */
+    post: operations['sendSms'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/sms/send/dry-run': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /**
+     * Check a text message without sending it
+     * @description The same body and scope as `POST /sms/send`: every check a send makes, each with its outcome and the code a send would answer; the encoding and segment count. Nothing is sent or reserved.
+     *
+     *     Scope: `send_sms`.
+     */
+    post: operations['dryRunSms'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/sms/messages': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * List text messages
+     * @description Sent and received, newest first. Filters combine; pass `next_cursor` as `cursor` for the next page (a cursor only continues the list it came from).
+     *
+     *     Scope: `send_sms`.
+     */
+    get: operations['listMessages'];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/sms/messages/{id}': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * Get a text message
+     * @description The message and every status it reached. Another customer's message is a 404, like a missing one.
+     *
+     *     Scope: `send_sms`.
+     */
+    get: operations['getMessage'];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/test/inbound-sms': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /**
+     * Simulate an inbound text message (test mode)
+     * @description Test mode only (a `svc_test_` key; a live key is refused with 403 `perm.denied`): someone texts one of the customer's assistant numbers. Answers 201 with the message; `sms.received` goes to test subscriptions. `STOP` opts the sender out of that number (test mode only), `START` back in.
+     *
+     *     Scope: `send_sms`.
+     */
+    post: operations['createTestInboundSms'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
   '/test/inbound-calls': {
     parameters: {
       query?: never;
@@ -455,6 +565,64 @@ export interface webhooks {
      *     unsubscribes at once.
      */
     post: operations['webhook_call_transcript_ready'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  'sms.received': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /**
+     * sms.received
+     * @description When someone texts one of an assistant's numbers. A message to a number no assistant has is not delivered. A recipient replying STOP (or START) is delivered too, and also opts them out (back in).
+     *
+     *     Verify before trusting the body: `X-Svc-Signature-256` is the hex HMAC-SHA256 of
+     *     `<X-Svc-Timestamp>.<raw body>` keyed with the subscription secret (`whsec_…`); compare in constant time and
+     *     reject timestamps more than 5 minutes from your clock. The same delivery is also signed as Standard Webhooks
+     *     (`webhook-id`, `webhook-timestamp`, `webhook-signature`): any Standard Webhooks or Svix library verifies it
+     *     with the subscription secret (for a secret still in base64url, from before, see the webhooks guide). Delivery is
+     *     at-least-once: de-duplicate on `id`; order the events of one call by `sequence`. Answer 2xx within 10 s;
+     *     anything else is retried (10 s … 24 h), and 10 consecutive failures disable the subscription. `410 Gone`
+     *     unsubscribes at once.
+     */
+    post: operations['webhook_sms_received'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  'sms.sent': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /**
+     * sms.sent
+     * @description When a message sent with POST /sms/send reaches its final status with the carrier: `delivered`, `undelivered` or `failed` (with the carrier’s error code and a sentence). Once per message, however many times the carrier reports it.
+     *
+     *     Verify before trusting the body: `X-Svc-Signature-256` is the hex HMAC-SHA256 of
+     *     `<X-Svc-Timestamp>.<raw body>` keyed with the subscription secret (`whsec_…`); compare in constant time and
+     *     reject timestamps more than 5 minutes from your clock. The same delivery is also signed as Standard Webhooks
+     *     (`webhook-id`, `webhook-timestamp`, `webhook-signature`): any Standard Webhooks or Svix library verifies it
+     *     with the subscription secret (for a secret still in base64url, from before, see the webhooks guide). Delivery is
+     *     at-least-once: de-duplicate on `id`; order the events of one call by `sequence`. Answer 2xx within 10 s;
+     *     anything else is retried (10 s … 24 h), and 10 consecutive failures disable the subscription. `410 Gone`
+     *     unsubscribes at once.
+     */
+    post: operations['webhook_sms_sent'];
     delete?: never;
     options?: never;
     head?: never;
@@ -637,7 +805,7 @@ export interface components {
        * @description When the event happened (ISO-8601 UTC).
        */
       timestamp: string;
-      /** @description 1, 2, 3… per call: order the events of one call by it. */
+      /** @description 1, 2, 3… per call: order the events of one call by it (a text message's one event is 1). */
       sequence: number;
       /** @description False for an event of test mode (a `svc_test_` key's call or subscription). */
       livemode: boolean;
@@ -780,7 +948,7 @@ export interface components {
        * @description When the event happened (ISO-8601 UTC).
        */
       timestamp: string;
-      /** @description 1, 2, 3… per call: order the events of one call by it. */
+      /** @description 1, 2, 3… per call: order the events of one call by it (a text message's one event is 1). */
       sequence: number;
       /** @description False for an event of test mode (a `svc_test_` key's call or subscription). */
       livemode: boolean;
@@ -832,7 +1000,7 @@ export interface components {
        * @description When the event happened (ISO-8601 UTC).
        */
       timestamp: string;
-      /** @description 1, 2, 3… per call: order the events of one call by it. */
+      /** @description 1, 2, 3… per call: order the events of one call by it (a text message's one event is 1). */
       sequence: number;
       /** @description False for an event of test mode (a `svc_test_` key's call or subscription). */
       livemode: boolean;
@@ -890,11 +1058,158 @@ export interface components {
         read_analytics: boolean;
         outbound_calls: boolean;
         manage_webhooks: boolean;
-        /** @description Announced; always false until SMS is available. */
+        /** @description POST /sms/send and reading text messages. */
         send_sms: boolean;
       };
       /** @description First 12 characters of the key: safe to log and show. */
       key_prefix: string;
+    };
+    /**
+     * @example {
+     *       "id": "sms_4f0c2a9e7b1d3c5a6e8f0b2d",
+     *       "livemode": true,
+     *       "direction": "outbound",
+     *       "status": "queued",
+     *       "assistant_id": "7c0e2b8a-3f4d-4b6e-8a1c-5d9f2e7b3a10",
+     *       "from_number": "+14155550100",
+     *       "to_number": "+14155550123",
+     *       "body": "Your table for 2 is booked for Friday at 7 pm. Reply STOP to opt out.",
+     *       "encoding": "GSM-7",
+     *       "segments": 1,
+     *       "cost": "0.0079",
+     *       "error_code": null,
+     *       "error_message": null,
+     *       "external_id": "booking-1234",
+     *       "metadata": {
+     *         "booking_id": "b_1234"
+     *       },
+     *       "created_at": "2026-11-21T10:00:00.000Z",
+     *       "updated_at": "2026-11-21T10:00:00.000Z"
+     *     }
+     */
+    Message: {
+      /** @description `sms_` and 24 hex characters. */
+      id: string;
+      /** @description False for a test-mode message: simulated, free. */
+      livemode: boolean;
+      /** @enum {string} */
+      direction: 'inbound' | 'outbound';
+      /**
+       * @description `queued` → `sending` → `sent` → `delivered`, or `undelivered` (the carrier could not deliver it) or `failed` (never sent); `received` for an inbound message. Final statuses never change.
+       * @enum {string}
+       */
+      status: 'queued' | 'sending' | 'sent' | 'delivered' | 'undelivered' | 'failed' | 'received';
+      /** Format: uuid */
+      assistant_id: string;
+      from_number: string;
+      to_number: string;
+      body: string;
+      /** @enum {string} */
+      encoding: 'GSM-7' | 'UCS-2';
+      segments: number;
+      /** @description US dollars, 4 places: the estimate (segments × the price per segment) until the final status, then what it cost (0 when it failed, always 0 in test mode and for inbound messages). */
+      cost: string;
+      /** @description The carrier's error code when undelivered or failed. */
+      error_code: string | null;
+      error_message: string | null;
+      external_id: string | null;
+      metadata: {
+        [key: string]: unknown;
+      } | null;
+      /** Format: date-time */
+      created_at: string;
+      /** Format: date-time */
+      updated_at: string;
+    };
+    /**
+     * @example {
+     *       "id": "sms_4f0c2a9e7b1d3c5a6e8f0b2d",
+     *       "livemode": true,
+     *       "direction": "outbound",
+     *       "status": "delivered",
+     *       "assistant_id": "7c0e2b8a-3f4d-4b6e-8a1c-5d9f2e7b3a10",
+     *       "from_number": "+14155550100",
+     *       "to_number": "+14155550123",
+     *       "body": "Your table for 2 is booked for Friday at 7 pm. Reply STOP to opt out.",
+     *       "encoding": "GSM-7",
+     *       "segments": 1,
+     *       "cost": "0.0079",
+     *       "error_code": null,
+     *       "error_message": null,
+     *       "external_id": "booking-1234",
+     *       "metadata": {
+     *         "booking_id": "b_1234"
+     *       },
+     *       "created_at": "2026-11-21T10:00:00.000Z",
+     *       "updated_at": "2026-11-21T10:00:04.000Z",
+     *       "status_history": [
+     *         {
+     *           "status": "queued",
+     *           "error_code": null,
+     *           "at": "2026-11-21T10:00:00.000Z"
+     *         },
+     *         {
+     *           "status": "sent",
+     *           "error_code": null,
+     *           "at": "2026-11-21T10:00:01.000Z"
+     *         },
+     *         {
+     *           "status": "delivered",
+     *           "error_code": null,
+     *           "at": "2026-11-21T10:00:04.000Z"
+     *         }
+     *       ]
+     *     }
+     */
+    MessageDetail: {
+      /** @description `sms_` and 24 hex characters. */
+      id: string;
+      /** @description False for a test-mode message: simulated, free. */
+      livemode: boolean;
+      /** @enum {string} */
+      direction: 'inbound' | 'outbound';
+      /**
+       * @description `queued` → `sending` → `sent` → `delivered`, or `undelivered` (the carrier could not deliver it) or `failed` (never sent); `received` for an inbound message. Final statuses never change.
+       * @enum {string}
+       */
+      status: 'queued' | 'sending' | 'sent' | 'delivered' | 'undelivered' | 'failed' | 'received';
+      /** Format: uuid */
+      assistant_id: string;
+      from_number: string;
+      to_number: string;
+      body: string;
+      /** @enum {string} */
+      encoding: 'GSM-7' | 'UCS-2';
+      segments: number;
+      /** @description US dollars, 4 places: the estimate (segments × the price per segment) until the final status, then what it cost (0 when it failed, always 0 in test mode and for inbound messages). */
+      cost: string;
+      /** @description The carrier's error code when undelivered or failed. */
+      error_code: string | null;
+      error_message: string | null;
+      external_id: string | null;
+      metadata: {
+        [key: string]: unknown;
+      } | null;
+      /** Format: date-time */
+      created_at: string;
+      /** Format: date-time */
+      updated_at: string;
+      /** @description Each status the message reached, in time order (late reports included). */
+      status_history: {
+        /** @enum {string} */
+        status: 'queued' | 'sending' | 'sent' | 'delivered' | 'undelivered' | 'failed' | 'received';
+        error_code: string | null;
+        /** Format: date-time */
+        at: string;
+      }[];
+    };
+    MessagesPage: {
+      data: components['schemas']['Message'][];
+      /**
+       * @description Pass as `cursor` for the next page; null at the end.
+       * @example eyJ0IjoxNzk1MjU4ODAwMDAwMDAwLCJpIjoiMWQ1YTNjOWUifQ.q3T9vX2mB0Lr8cJp
+       */
+      next_cursor: string | null;
     };
     /**
      * @description This OpenAPI 3.1 document.
@@ -1028,6 +1343,11 @@ export interface components {
               | 'provider.signature_invalid'
               | 'provider.payload_invalid'
               | 'transcript.not_found'
+              | 'sms.body_empty'
+              | 'sms.body_too_long'
+              | 'sms.number_unreachable'
+              | 'sms.recipient_opted_out'
+              | 'sms.sender_unavailable'
             )
           | null;
         detail: string | null;
@@ -1144,7 +1464,7 @@ export interface components {
       /** Format: uri */
       url: string;
       /**
-       * @description Subscribed event names: call.completed, call.insight.received, call.transcript.ready.
+       * @description Subscribed event names: call.completed, call.insight.received, call.transcript.ready, sms.received, sms.sent.
        * @example [
        *       "call.completed"
        *     ]
@@ -1167,6 +1487,268 @@ export interface components {
        * @description Until then deliveries also carry X-Svc-Signature-256-Previous, signed with the old secret.
        */
       previous_secret_expires_at: string;
+    };
+    /**
+     * @example {
+     *       "allowed": true,
+     *       "checks": [
+     *         {
+     *           "name": "body",
+     *           "passed": true,
+     *           "code": null,
+     *           "detail": null,
+     *           "bound": null
+     *         },
+     *         {
+     *           "name": "assistant",
+     *           "passed": true,
+     *           "code": null,
+     *           "detail": null,
+     *           "bound": null
+     *         },
+     *         {
+     *           "name": "sender",
+     *           "passed": true,
+     *           "code": null,
+     *           "detail": null,
+     *           "bound": null
+     *         },
+     *         {
+     *           "name": "number_type",
+     *           "passed": true,
+     *           "code": null,
+     *           "detail": null,
+     *           "bound": null
+     *         },
+     *         {
+     *           "name": "country",
+     *           "passed": true,
+     *           "code": null,
+     *           "detail": null,
+     *           "bound": null
+     *         },
+     *         {
+     *           "name": "reachable",
+     *           "passed": true,
+     *           "code": null,
+     *           "detail": null,
+     *           "bound": null
+     *         },
+     *         {
+     *           "name": "opt_out",
+     *           "passed": true,
+     *           "code": null,
+     *           "detail": null,
+     *           "bound": null
+     *         },
+     *         {
+     *           "name": "spend_cap",
+     *           "passed": true,
+     *           "code": null,
+     *           "detail": null,
+     *           "bound": null
+     *         }
+     *       ],
+     *       "to_number": "+14155550123",
+     *       "country": "US",
+     *       "from_number": "+14155550100",
+     *       "encoding": "GSM-7",
+     *       "segments": 1,
+     *       "spend": {
+     *         "daily_cap_usd": "100.00",
+     *         "used_today_usd": "12.40",
+     *         "call_estimate_usd": "0.0079",
+     *         "remaining_usd": "87.60",
+     *         "resets_at": "2026-11-22T00:00:00.000Z"
+     *       },
+     *       "livemode": true
+     *     }
+     */
+    SmsDryRun: {
+      allowed: boolean;
+      checks: {
+        /** @enum {string} */
+        name:
+          | 'body'
+          | 'assistant'
+          | 'sender'
+          | 'number_type'
+          | 'country'
+          | 'reachable'
+          | 'opt_out'
+          | 'spend_cap';
+        passed: boolean;
+        code:
+          | (
+              | 'auth.missing'
+              | 'auth.invalid'
+              | 'auth.revoked'
+              | 'auth.expired'
+              | 'perm.denied'
+              | 'rate.exceeded'
+              | 'rate.exceeded_key'
+              | 'input.invalid'
+              | 'resource.not_found'
+              | 'resource.conflict'
+              | 'carrier.unavailable'
+              | 'internal.error'
+              | 'auth.throttled'
+              | 'rate.exceeded_ip'
+              | 'transport.insecure'
+              | 'input.malformed'
+              | 'input.unsupported_media_type'
+              | 'input.too_large'
+              | 'input.headers_too_large'
+              | 'input.timeout'
+              | 'route.not_found'
+              | 'route.method_not_allowed'
+              | 'service.unavailable'
+              | 'outbound.country_not_allowed'
+              | 'outbound.number_not_allowed'
+              | 'outbound.spend_cap_exceeded'
+              | 'outbound.assistant_inactive'
+              | 'outbound.assistant_no_phone_number'
+              | 'assistant.not_linked'
+              | 'carrier.busy'
+              | 'provider.signature_invalid'
+              | 'provider.payload_invalid'
+              | 'transcript.not_found'
+              | 'sms.body_empty'
+              | 'sms.body_too_long'
+              | 'sms.number_unreachable'
+              | 'sms.recipient_opted_out'
+              | 'sms.sender_unavailable'
+            )
+          | null;
+        detail: string | null;
+        bound: ('key' | 'customer') | null;
+      }[];
+      to_number: string;
+      country: string | null;
+      from_number: string | null;
+      /** @enum {string} */
+      encoding: 'GSM-7' | 'UCS-2';
+      segments: number;
+      spend: {
+        /** @description US dollars as a decimal string. */
+        daily_cap_usd: string;
+        /** @description US dollars as a decimal string. */
+        used_today_usd: string;
+        /** @description This message's estimate (the field is named as for calls). */
+        call_estimate_usd: string;
+        /** @description US dollars as a decimal string. */
+        remaining_usd: string;
+        /** Format: date-time */
+        resets_at: string;
+      };
+      livemode: boolean;
+    };
+    SmsReceivedData: {
+      /** @example sms_4f0c2a9e7b1d3c5a6e8f0b2d */
+      message_id: string;
+      /**
+       * @description Webhook spelling of inbound, as for calls.
+       * @constant
+       */
+      direction: 'incoming';
+      /** Format: uuid */
+      assistant_id: string;
+      /** @example +14155550123 */
+      from: string;
+      /** @example +14155550123 */
+      to: string;
+      body: string;
+      segments: number;
+      /** Format: date-time */
+      received_at: string;
+      /** @description Only on test events sent from the dashboard (then `message_id` is all zeros). */
+      test?: boolean;
+    };
+    SmsReceivedEvent: {
+      /**
+       * Format: uuid
+       * @description Event id, stable across retries: de-duplicate on it.
+       */
+      id: string;
+      /** @constant */
+      event: 'sms.received';
+      /**
+       * Format: date-time
+       * @description When the event happened (ISO-8601 UTC).
+       */
+      timestamp: string;
+      /** @description 1, 2, 3… per call: order the events of one call by it (a text message's one event is 1). */
+      sequence: number;
+      /** @description False for an event of test mode (a `svc_test_` key's call or subscription). */
+      livemode: boolean;
+      data: components['schemas']['SmsReceivedData'];
+    };
+    SmsSentData: {
+      /** @example sms_4f0c2a9e7b1d3c5a6e8f0b2d */
+      message_id: string;
+      /**
+       * @description Webhook spelling of outbound, as for calls.
+       * @constant
+       */
+      direction: 'outgoing';
+      /** Format: uuid */
+      assistant_id: string;
+      /** @example +14155550123 */
+      from: string;
+      /** @example +14155550123 */
+      to: string;
+      /**
+       * @description `delivered`: the carrier confirmed it; `undelivered`: the carrier could not deliver it; `failed`: it was never sent.
+       * @enum {string}
+       */
+      status: 'delivered' | 'undelivered' | 'failed';
+      /** @description The carrier's error code for undelivered and failed (Twilio's numbering: 30003–30008, …). */
+      error_code: string | null;
+      /** @description One sentence on error_code. */
+      error_message: string | null;
+      /** @description Segments billed (a concatenated message is several). */
+      segments: number;
+      /** @description USD; 0 when it failed. */
+      cost: number;
+      /** @description The reference given to POST /sms/send, null when none was. */
+      external_id: string | null;
+      /** @description The metadata given to POST /sms/send, null when none was. */
+      metadata: {
+        [key: string]: unknown;
+      } | null;
+      /**
+       * Format: date-time
+       * @description When POST /sms/send accepted it.
+       */
+      queued_at: string;
+      /** @description When the carrier took it; null when it never did. */
+      sent_at: string | null;
+      /**
+       * Format: date-time
+       * @description When the final status was reported.
+       */
+      completed_at: string;
+      /** @description Only on test events sent from the dashboard (then `message_id` is all zeros). */
+      test?: boolean;
+    };
+    SmsSentEvent: {
+      /**
+       * Format: uuid
+       * @description Event id, stable across retries: de-duplicate on it.
+       */
+      id: string;
+      /** @constant */
+      event: 'sms.sent';
+      /**
+       * Format: date-time
+       * @description When the event happened (ISO-8601 UTC).
+       */
+      timestamp: string;
+      /** @description 1, 2, 3… per call: order the events of one call by it (a text message's one event is 1). */
+      sequence: number;
+      /** @description False for an event of test mode (a `svc_test_` key's call or subscription). */
+      livemode: boolean;
+      data: components['schemas']['SmsSentData'];
     };
     /**
      * @example {
@@ -1240,6 +1822,7 @@ export interface components {
      *             "duration_seconds": 126
      *           },
      *           "call_id": "1d5a3c9e-8f0b-4e6a-9c2d-7b1e4f3a6c58",
+     *           "message_id": null,
      *           "deliveries": [
      *             {
      *               "id": "2b7d4e1a-9c3f-4a8b-b6d5-0e1f2a3b4c5d",
@@ -1277,7 +1860,12 @@ export interface components {
          */
         id: string;
         /** @enum {string} */
-        event: 'call.completed' | 'call.insight.received' | 'call.transcript.ready';
+        event:
+          | 'call.completed'
+          | 'call.insight.received'
+          | 'call.transcript.ready'
+          | 'sms.received'
+          | 'sms.sent';
         /** Format: date-time */
         timestamp: string;
         sequence: number;
@@ -1287,7 +1875,10 @@ export interface components {
         data: {
           [key: string]: unknown;
         };
+        /** @description The call of a `call.*` event; null for `sms.*`. */
         call_id: string | null;
+        /** @description The text message of an `sms.*` event; null for `call.*`. */
+        message_id: string | null;
         deliveries: {
           /** Format: uuid */
           id: string;
@@ -1334,7 +1925,7 @@ export interface components {
       /** Format: uri */
       url: string;
       /**
-       * @description Subscribed event names: call.completed, call.insight.received, call.transcript.ready.
+       * @description Subscribed event names: call.completed, call.insight.received, call.transcript.ready, sms.received, sms.sent.
        * @example [
        *       "call.completed"
        *     ]
@@ -3147,7 +3738,7 @@ export interface operations {
            */
           url: string;
           /**
-           * @description One or more of call.completed, call.insight.received, call.transcript.ready.
+           * @description One or more of call.completed, call.insight.received, call.transcript.ready, sms.received, sms.sent.
            * @example [
            *       "call.completed"
            *     ]
@@ -4026,7 +4617,12 @@ export interface operations {
   listWebhookEvents: {
     parameters: {
       query?: {
-        type?: 'call.completed' | 'call.insight.received' | 'call.transcript.ready';
+        type?:
+          | 'call.completed'
+          | 'call.insight.received'
+          | 'call.transcript.ready'
+          | 'sms.received'
+          | 'sms.sent';
         call_id?: string;
         limit?: number;
         cursor?: string;
@@ -4063,6 +4659,7 @@ export interface operations {
            *             "duration_seconds": 126
            *           },
            *           "call_id": "1d5a3c9e-8f0b-4e6a-9c2d-7b1e4f3a6c58",
+           *           "message_id": null,
            *           "deliveries": [
            *             {
            *               "id": "2b7d4e1a-9c3f-4a8b-b6d5-0e1f2a3b4c5d",
@@ -4521,6 +5118,1121 @@ export interface operations {
           'application/problem+json': components['schemas']['Problem'] & {
             /** @enum {string} */
             code: 'input.unsupported_media_type';
+          };
+        };
+      };
+      /** @description Problem: `input.invalid`. */
+      422: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
+          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
+          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'] & {
+            /** @enum {string} */
+            code: 'input.invalid';
+          };
+        };
+      };
+      /** @description Problem: `auth.throttled`, `rate.exceeded`, `rate.exceeded_key`. */
+      429: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
+          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
+          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
+          'Retry-After': components['headers']['Retry-After'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'] & {
+            /** @enum {string} */
+            code: 'auth.throttled' | 'rate.exceeded' | 'rate.exceeded_key';
+          };
+        };
+      };
+      /** @description Problem: `internal.error`. */
+      500: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
+          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
+          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'] & {
+            /** @enum {string} */
+            code: 'internal.error';
+          };
+        };
+      };
+    };
+  };
+  sendSms: {
+    parameters: {
+      query?: never;
+      header?: {
+        /**
+         * @description Makes retries safe: one message per key and body, for 24 hours.
+         * @example booking-1234-confirmation
+         */
+        'idempotency-key'?: string;
+      };
+      path?: never;
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        /**
+         * @example {
+         *       "assistant_id": "c395c9aa-1d22-4899-af3a-ed22ed52d1d5",
+         *       "to_number": "+14155550123",
+         *       "body": "Your table for 2 is booked for Friday at 7 pm. Reply STOP to opt out."
+         *     }
+         */
+        'application/json': {
+          /**
+           * Format: uuid
+           * @description The assistant that sends (active, with a number).
+           */
+          assistant_id: string;
+          /**
+           * @description E.164 recipient, a mobile number in a country of the key's allowlist.
+           * @example +14155550123
+           */
+          to_number: string;
+          /**
+           * @description The text. GSM-7 when every character is in that alphabet (160 characters in one segment, 153 per segment when longer), else UCS-2 (70, then 67); at most 10 segments.
+           * @example Your table for 2 is booked for Friday at 7 pm. Reply STOP to opt out.
+           */
+          body: string;
+          /** @description Which of the assistant's numbers sends; its first number when left out. */
+          from_number?: string | null;
+          /** @description Your own reference, echoed on the message and in sms.sent. */
+          external_id?: string | null;
+          /** @description Free-form flat key/value data kept with the message. */
+          metadata?: {
+            [key: string]: (string | number | boolean) | null;
+          } | null;
+        };
+      };
+    };
+    responses: {
+      /** @description The message is queued (or the replay of an earlier 201). */
+      201: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
+          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
+          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
+          Location: components['headers']['Location'];
+          'Idempotent-Replayed': components['headers']['Idempotent-Replayed'];
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "id": "sms_4f0c2a9e7b1d3c5a6e8f0b2d",
+           *       "livemode": true,
+           *       "direction": "outbound",
+           *       "status": "queued",
+           *       "assistant_id": "7c0e2b8a-3f4d-4b6e-8a1c-5d9f2e7b3a10",
+           *       "from_number": "+14155550100",
+           *       "to_number": "+14155550123",
+           *       "body": "Your table for 2 is booked for Friday at 7 pm. Reply STOP to opt out.",
+           *       "encoding": "GSM-7",
+           *       "segments": 1,
+           *       "cost": "0.0079",
+           *       "error_code": null,
+           *       "error_message": null,
+           *       "external_id": "booking-1234",
+           *       "metadata": {
+           *         "booking_id": "b_1234"
+           *       },
+           *       "created_at": "2026-11-21T10:00:00.000Z",
+           *       "updated_at": "2026-11-21T10:00:00.000Z"
+           *     }
+           */
+          'application/json': components['schemas']['Message'];
+        };
+      };
+      /** @description Problem: `input.malformed`. */
+      400: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
+          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
+          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'] & {
+            /** @enum {string} */
+            code: 'input.malformed';
+          };
+        };
+      };
+      /** @description Problem: `auth.missing`, `auth.invalid`, `auth.revoked`, `auth.expired`. */
+      401: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
+          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
+          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'] & {
+            /** @enum {string} */
+            code: 'auth.missing' | 'auth.invalid' | 'auth.revoked' | 'auth.expired';
+          };
+        };
+      };
+      /** @description Problem: `outbound.spend_cap_exceeded`. */
+      402: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
+          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
+          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'] & {
+            /** @enum {string} */
+            code: 'outbound.spend_cap_exceeded';
+          };
+        };
+      };
+      /** @description Problem: `transport.insecure`, `perm.denied`, `outbound.country_not_allowed`, `outbound.number_not_allowed`. */
+      403: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
+          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
+          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'] & {
+            /** @enum {string} */
+            code:
+              | 'transport.insecure'
+              | 'perm.denied'
+              | 'outbound.country_not_allowed'
+              | 'outbound.number_not_allowed';
+          };
+        };
+      };
+      /** @description Problem: `resource.not_found`. */
+      404: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
+          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
+          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'] & {
+            /** @enum {string} */
+            code: 'resource.not_found';
+          };
+        };
+      };
+      /** @description Problem: `resource.conflict`. */
+      409: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
+          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
+          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'] & {
+            /** @enum {string} */
+            code: 'resource.conflict';
+          };
+        };
+      };
+      /** @description Problem: `input.too_large`. */
+      413: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
+          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
+          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'] & {
+            /** @enum {string} */
+            code: 'input.too_large';
+          };
+        };
+      };
+      /** @description Problem: `input.unsupported_media_type`. */
+      415: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
+          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
+          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'] & {
+            /** @enum {string} */
+            code: 'input.unsupported_media_type';
+          };
+        };
+      };
+      /** @description Problem: `input.invalid`, `sms.body_empty`, `sms.body_too_long`, `sms.number_unreachable`, `sms.recipient_opted_out`, `sms.sender_unavailable`, `outbound.assistant_inactive`, `outbound.assistant_no_phone_number`. */
+      422: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
+          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
+          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'] & {
+            /** @enum {string} */
+            code:
+              | 'input.invalid'
+              | 'sms.body_empty'
+              | 'sms.body_too_long'
+              | 'sms.number_unreachable'
+              | 'sms.recipient_opted_out'
+              | 'sms.sender_unavailable'
+              | 'outbound.assistant_inactive'
+              | 'outbound.assistant_no_phone_number';
+          };
+        };
+      };
+      /** @description Problem: `auth.throttled`, `rate.exceeded`, `rate.exceeded_key`. */
+      429: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
+          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
+          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
+          'Retry-After': components['headers']['Retry-After'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'] & {
+            /** @enum {string} */
+            code: 'auth.throttled' | 'rate.exceeded' | 'rate.exceeded_key';
+          };
+        };
+      };
+      /** @description Problem: `internal.error`. */
+      500: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
+          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
+          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'] & {
+            /** @enum {string} */
+            code: 'internal.error';
+          };
+        };
+      };
+      /** @description Problem: `carrier.unavailable`. */
+      502: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
+          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
+          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'] & {
+            /** @enum {string} */
+            code: 'carrier.unavailable';
+          };
+        };
+      };
+      /** @description Problem: `carrier.busy`. */
+      503: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
+          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
+          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'] & {
+            /** @enum {string} */
+            code: 'carrier.busy';
+          };
+        };
+      };
+    };
+  };
+  dryRunSms: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        /**
+         * @example {
+         *       "assistant_id": "c395c9aa-1d22-4899-af3a-ed22ed52d1d5",
+         *       "to_number": "+14155550123",
+         *       "body": "Your table for 2 is booked for Friday at 7 pm. Reply STOP to opt out."
+         *     }
+         */
+        'application/json': {
+          /**
+           * Format: uuid
+           * @description The assistant that sends (active, with a number).
+           */
+          assistant_id: string;
+          /**
+           * @description E.164 recipient, a mobile number in a country of the key's allowlist.
+           * @example +14155550123
+           */
+          to_number: string;
+          /**
+           * @description The text. GSM-7 when every character is in that alphabet (160 characters in one segment, 153 per segment when longer), else UCS-2 (70, then 67); at most 10 segments.
+           * @example Your table for 2 is booked for Friday at 7 pm. Reply STOP to opt out.
+           */
+          body: string;
+          /** @description Which of the assistant's numbers sends; its first number when left out. */
+          from_number?: string | null;
+          /** @description Your own reference, echoed on the message and in sms.sent. */
+          external_id?: string | null;
+          /** @description Free-form flat key/value data kept with the message. */
+          metadata?: {
+            [key: string]: (string | number | boolean) | null;
+          } | null;
+        };
+      };
+    };
+    responses: {
+      /** @description What a send would answer, check by check. */
+      200: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
+          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
+          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "allowed": true,
+           *       "checks": [
+           *         {
+           *           "name": "body",
+           *           "passed": true,
+           *           "code": null,
+           *           "detail": null,
+           *           "bound": null
+           *         },
+           *         {
+           *           "name": "assistant",
+           *           "passed": true,
+           *           "code": null,
+           *           "detail": null,
+           *           "bound": null
+           *         },
+           *         {
+           *           "name": "sender",
+           *           "passed": true,
+           *           "code": null,
+           *           "detail": null,
+           *           "bound": null
+           *         },
+           *         {
+           *           "name": "number_type",
+           *           "passed": true,
+           *           "code": null,
+           *           "detail": null,
+           *           "bound": null
+           *         },
+           *         {
+           *           "name": "country",
+           *           "passed": true,
+           *           "code": null,
+           *           "detail": null,
+           *           "bound": null
+           *         },
+           *         {
+           *           "name": "reachable",
+           *           "passed": true,
+           *           "code": null,
+           *           "detail": null,
+           *           "bound": null
+           *         },
+           *         {
+           *           "name": "opt_out",
+           *           "passed": true,
+           *           "code": null,
+           *           "detail": null,
+           *           "bound": null
+           *         },
+           *         {
+           *           "name": "spend_cap",
+           *           "passed": true,
+           *           "code": null,
+           *           "detail": null,
+           *           "bound": null
+           *         }
+           *       ],
+           *       "to_number": "+14155550123",
+           *       "country": "US",
+           *       "from_number": "+14155550100",
+           *       "encoding": "GSM-7",
+           *       "segments": 1,
+           *       "spend": {
+           *         "daily_cap_usd": "100.00",
+           *         "used_today_usd": "12.40",
+           *         "call_estimate_usd": "0.0079",
+           *         "remaining_usd": "87.60",
+           *         "resets_at": "2026-11-22T00:00:00.000Z"
+           *       },
+           *       "livemode": true
+           *     }
+           */
+          'application/json': components['schemas']['SmsDryRun'];
+        };
+      };
+      /** @description Problem: `input.malformed`. */
+      400: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
+          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
+          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'] & {
+            /** @enum {string} */
+            code: 'input.malformed';
+          };
+        };
+      };
+      /** @description Problem: `auth.missing`, `auth.invalid`, `auth.revoked`, `auth.expired`. */
+      401: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
+          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
+          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'] & {
+            /** @enum {string} */
+            code: 'auth.missing' | 'auth.invalid' | 'auth.revoked' | 'auth.expired';
+          };
+        };
+      };
+      /** @description Problem: `transport.insecure`, `perm.denied`. */
+      403: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
+          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
+          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'] & {
+            /** @enum {string} */
+            code: 'transport.insecure' | 'perm.denied';
+          };
+        };
+      };
+      /** @description Problem: `input.too_large`. */
+      413: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
+          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
+          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'] & {
+            /** @enum {string} */
+            code: 'input.too_large';
+          };
+        };
+      };
+      /** @description Problem: `input.unsupported_media_type`. */
+      415: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
+          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
+          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'] & {
+            /** @enum {string} */
+            code: 'input.unsupported_media_type';
+          };
+        };
+      };
+      /** @description Problem: `input.invalid`. */
+      422: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
+          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
+          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'] & {
+            /** @enum {string} */
+            code: 'input.invalid';
+          };
+        };
+      };
+      /** @description Problem: `auth.throttled`, `rate.exceeded`, `rate.exceeded_key`. */
+      429: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
+          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
+          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
+          'Retry-After': components['headers']['Retry-After'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'] & {
+            /** @enum {string} */
+            code: 'auth.throttled' | 'rate.exceeded' | 'rate.exceeded_key';
+          };
+        };
+      };
+      /** @description Problem: `internal.error`. */
+      500: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
+          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
+          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'] & {
+            /** @enum {string} */
+            code: 'internal.error';
+          };
+        };
+      };
+    };
+  };
+  listMessages: {
+    parameters: {
+      query?: {
+        assistant_id?: string;
+        api_key_id?: string;
+        direction?: 'inbound' | 'outbound';
+        status?: 'queued' | 'sending' | 'sent' | 'delivered' | 'undelivered' | 'failed' | 'received';
+        limit?: number;
+        cursor?: string;
+      };
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description One page of messages. */
+      200: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
+          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
+          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "data": [
+           *         {
+           *           "id": "sms_4f0c2a9e7b1d3c5a6e8f0b2d",
+           *           "livemode": true,
+           *           "direction": "outbound",
+           *           "status": "queued",
+           *           "assistant_id": "7c0e2b8a-3f4d-4b6e-8a1c-5d9f2e7b3a10",
+           *           "from_number": "+14155550100",
+           *           "to_number": "+14155550123",
+           *           "body": "Your table for 2 is booked for Friday at 7 pm. Reply STOP to opt out.",
+           *           "encoding": "GSM-7",
+           *           "segments": 1,
+           *           "cost": "0.0079",
+           *           "error_code": null,
+           *           "error_message": null,
+           *           "external_id": "booking-1234",
+           *           "metadata": {
+           *             "booking_id": "b_1234"
+           *           },
+           *           "created_at": "2026-11-21T10:00:00.000Z",
+           *           "updated_at": "2026-11-21T10:00:00.000Z"
+           *         }
+           *       ],
+           *       "next_cursor": "eyJ0IjoxNzk1MjU4ODAwMDAwMDAwLCJpIjoiMWQ1YTNjOWUifQ.q3T9vX2mB0Lr8cJp"
+           *     }
+           */
+          'application/json': components['schemas']['MessagesPage'];
+        };
+      };
+      /** @description Problem: `input.malformed`. */
+      400: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
+          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
+          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'] & {
+            /** @enum {string} */
+            code: 'input.malformed';
+          };
+        };
+      };
+      /** @description Problem: `auth.missing`, `auth.invalid`, `auth.revoked`, `auth.expired`. */
+      401: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
+          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
+          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'] & {
+            /** @enum {string} */
+            code: 'auth.missing' | 'auth.invalid' | 'auth.revoked' | 'auth.expired';
+          };
+        };
+      };
+      /** @description Problem: `transport.insecure`, `perm.denied`. */
+      403: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
+          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
+          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'] & {
+            /** @enum {string} */
+            code: 'transport.insecure' | 'perm.denied';
+          };
+        };
+      };
+      /** @description Problem: `input.invalid`. */
+      422: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
+          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
+          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'] & {
+            /** @enum {string} */
+            code: 'input.invalid';
+          };
+        };
+      };
+      /** @description Problem: `auth.throttled`, `rate.exceeded`, `rate.exceeded_key`. */
+      429: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
+          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
+          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
+          'Retry-After': components['headers']['Retry-After'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'] & {
+            /** @enum {string} */
+            code: 'auth.throttled' | 'rate.exceeded' | 'rate.exceeded_key';
+          };
+        };
+      };
+      /** @description Problem: `internal.error`. */
+      500: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
+          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
+          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'] & {
+            /** @enum {string} */
+            code: 'internal.error';
+          };
+        };
+      };
+    };
+  };
+  getMessage: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        /**
+         * @description The message id (`sms_…`).
+         * @example sms_4f0c2a9e7b1d3c5a6e8f0b2d
+         */
+        id: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description The message. */
+      200: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
+          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
+          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "id": "sms_4f0c2a9e7b1d3c5a6e8f0b2d",
+           *       "livemode": true,
+           *       "direction": "outbound",
+           *       "status": "delivered",
+           *       "assistant_id": "7c0e2b8a-3f4d-4b6e-8a1c-5d9f2e7b3a10",
+           *       "from_number": "+14155550100",
+           *       "to_number": "+14155550123",
+           *       "body": "Your table for 2 is booked for Friday at 7 pm. Reply STOP to opt out.",
+           *       "encoding": "GSM-7",
+           *       "segments": 1,
+           *       "cost": "0.0079",
+           *       "error_code": null,
+           *       "error_message": null,
+           *       "external_id": "booking-1234",
+           *       "metadata": {
+           *         "booking_id": "b_1234"
+           *       },
+           *       "created_at": "2026-11-21T10:00:00.000Z",
+           *       "updated_at": "2026-11-21T10:00:04.000Z",
+           *       "status_history": [
+           *         {
+           *           "status": "queued",
+           *           "error_code": null,
+           *           "at": "2026-11-21T10:00:00.000Z"
+           *         },
+           *         {
+           *           "status": "sent",
+           *           "error_code": null,
+           *           "at": "2026-11-21T10:00:01.000Z"
+           *         },
+           *         {
+           *           "status": "delivered",
+           *           "error_code": null,
+           *           "at": "2026-11-21T10:00:04.000Z"
+           *         }
+           *       ]
+           *     }
+           */
+          'application/json': components['schemas']['MessageDetail'];
+        };
+      };
+      /** @description Problem: `input.malformed`. */
+      400: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
+          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
+          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'] & {
+            /** @enum {string} */
+            code: 'input.malformed';
+          };
+        };
+      };
+      /** @description Problem: `auth.missing`, `auth.invalid`, `auth.revoked`, `auth.expired`. */
+      401: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
+          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
+          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'] & {
+            /** @enum {string} */
+            code: 'auth.missing' | 'auth.invalid' | 'auth.revoked' | 'auth.expired';
+          };
+        };
+      };
+      /** @description Problem: `transport.insecure`, `perm.denied`. */
+      403: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
+          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
+          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'] & {
+            /** @enum {string} */
+            code: 'transport.insecure' | 'perm.denied';
+          };
+        };
+      };
+      /** @description Problem: `resource.not_found`. */
+      404: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
+          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
+          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'] & {
+            /** @enum {string} */
+            code: 'resource.not_found';
+          };
+        };
+      };
+      /** @description Problem: `input.invalid`. */
+      422: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
+          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
+          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'] & {
+            /** @enum {string} */
+            code: 'input.invalid';
+          };
+        };
+      };
+      /** @description Problem: `auth.throttled`, `rate.exceeded`, `rate.exceeded_key`. */
+      429: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
+          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
+          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
+          'Retry-After': components['headers']['Retry-After'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'] & {
+            /** @enum {string} */
+            code: 'auth.throttled' | 'rate.exceeded' | 'rate.exceeded_key';
+          };
+        };
+      };
+      /** @description Problem: `internal.error`. */
+      500: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
+          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
+          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'] & {
+            /** @enum {string} */
+            code: 'internal.error';
+          };
+        };
+      };
+    };
+  };
+  createTestInboundSms: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        /**
+         * @example {
+         *       "to_number": "+14155550100",
+         *       "from_number": "+14155550123",
+         *       "body": "Yes, 3 pm works for me."
+         *     }
+         */
+        'application/json': {
+          /**
+           * @description One of your assistants' numbers.
+           * @example +14155550100
+           */
+          to_number: string;
+          /**
+           * @description Who texts; default +14155550123.
+           * @example +14155550123
+           */
+          from_number?: string;
+          /** @example Yes, 3 pm works for me. */
+          body: string;
+        };
+      };
+    };
+    responses: {
+      /** @description The message, received. */
+      201: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
+          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
+          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "id": "sms_4f0c2a9e7b1d3c5a6e8f0b2d",
+           *       "livemode": true,
+           *       "direction": "outbound",
+           *       "status": "delivered",
+           *       "assistant_id": "7c0e2b8a-3f4d-4b6e-8a1c-5d9f2e7b3a10",
+           *       "from_number": "+14155550100",
+           *       "to_number": "+14155550123",
+           *       "body": "Your table for 2 is booked for Friday at 7 pm. Reply STOP to opt out.",
+           *       "encoding": "GSM-7",
+           *       "segments": 1,
+           *       "cost": "0.0079",
+           *       "error_code": null,
+           *       "error_message": null,
+           *       "external_id": "booking-1234",
+           *       "metadata": {
+           *         "booking_id": "b_1234"
+           *       },
+           *       "created_at": "2026-11-21T10:00:00.000Z",
+           *       "updated_at": "2026-11-21T10:00:04.000Z",
+           *       "status_history": [
+           *         {
+           *           "status": "queued",
+           *           "error_code": null,
+           *           "at": "2026-11-21T10:00:00.000Z"
+           *         },
+           *         {
+           *           "status": "sent",
+           *           "error_code": null,
+           *           "at": "2026-11-21T10:00:01.000Z"
+           *         },
+           *         {
+           *           "status": "delivered",
+           *           "error_code": null,
+           *           "at": "2026-11-21T10:00:04.000Z"
+           *         }
+           *       ]
+           *     }
+           */
+          'application/json': components['schemas']['MessageDetail'];
+        };
+      };
+      /** @description Problem: `input.malformed`. */
+      400: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
+          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
+          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'] & {
+            /** @enum {string} */
+            code: 'input.malformed';
+          };
+        };
+      };
+      /** @description Problem: `auth.missing`, `auth.invalid`, `auth.revoked`, `auth.expired`. */
+      401: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
+          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
+          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'] & {
+            /** @enum {string} */
+            code: 'auth.missing' | 'auth.invalid' | 'auth.revoked' | 'auth.expired';
+          };
+        };
+      };
+      /** @description Problem: `transport.insecure`, `perm.denied`. */
+      403: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
+          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
+          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'] & {
+            /** @enum {string} */
+            code: 'transport.insecure' | 'perm.denied';
+          };
+        };
+      };
+      /** @description Problem: `resource.not_found`. */
+      404: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
+          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
+          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'] & {
+            /** @enum {string} */
+            code: 'resource.not_found';
           };
         };
       };
@@ -5064,6 +6776,153 @@ export interface operations {
          *     }
          */
         'application/json': components['schemas']['CallTranscriptReadyEvent'];
+      };
+    };
+    responses: {
+      /** @description Gone: disables the subscription at once. */
+      410: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content?: never;
+      };
+      /** @description Received. Any other answer, or none within 10 s, is retried. */
+      '2XX': {
+        headers: {
+          [name: string]: unknown;
+        };
+        content?: never;
+      };
+    };
+  };
+  webhook_sms_received: {
+    parameters: {
+      query?: never;
+      header: {
+        /** @description The event name (same as `event`). */
+        'X-Svc-Event': 'sms.received';
+        /** @description Unix seconds of this attempt: 10 digits. */
+        'X-Svc-Timestamp': string;
+        /** @description Hex HMAC-SHA256 of `<timestamp>.<raw body>` with the secret. */
+        'X-Svc-Signature-256': string;
+        /** @description During a secret rotation (24 h): the same, with the previous secret. */
+        'X-Svc-Signature-256-Previous'?: string;
+        /** @description The event id (same as `id`). */
+        'X-Svc-Event-Id': string;
+        /** @description This delivery; a redelivery gets a new one. */
+        'X-Svc-Delivery': string;
+        /** @description The subscription this delivery is for (`sub_…`), on every delivery, retry, redelivery and test event: with several subscriptions to one URL, verify with the secret of this one. Not signed: a changed id picks a secret the signature does not match. */
+        'X-Svc-Subscription-Id': string;
+        /** @description Standard Webhooks: the event id (same as `id`), the same at every retry and redelivery. */
+        'webhook-id': string;
+        /** @description Standard Webhooks: Unix seconds of this attempt, the same value as `X-Svc-Timestamp`. */
+        'webhook-timestamp': string;
+        /** @description Standard Webhooks: `v1,` and the base64 HMAC-SHA256 of `<webhook-id>.<webhook-timestamp>.<raw body>`, keyed with the base64-decoded part of the secret after `whsec_`; during a secret rotation (24 h) a second `v1,…` for the previous secret follows, after a space. */
+        'webhook-signature': string;
+      };
+      path?: never;
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        /**
+         * @example {
+         *       "id": "9a8b7c6d-5e4f-4a3b-8c2d-1e0f9a8b7c6d",
+         *       "event": "sms.received",
+         *       "timestamp": "2026-11-21T10:02:15.000Z",
+         *       "sequence": 1,
+         *       "livemode": true,
+         *       "data": {
+         *         "message_id": "sms_4f0c2a9e7b1d3c5a6e8f0b2d",
+         *         "assistant_id": "7c0e2b8a-3f4d-4b6e-8a1c-5d9f2e7b3a10",
+         *         "direction": "incoming",
+         *         "from": "+14155550123",
+         *         "to": "+14155550100",
+         *         "body": "Yes, 3 pm works for me.",
+         *         "segments": 1,
+         *         "received_at": "2026-11-21T10:02:15.000Z"
+         *       }
+         *     }
+         */
+        'application/json': components['schemas']['SmsReceivedEvent'];
+      };
+    };
+    responses: {
+      /** @description Gone: disables the subscription at once. */
+      410: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content?: never;
+      };
+      /** @description Received. Any other answer, or none within 10 s, is retried. */
+      '2XX': {
+        headers: {
+          [name: string]: unknown;
+        };
+        content?: never;
+      };
+    };
+  };
+  webhook_sms_sent: {
+    parameters: {
+      query?: never;
+      header: {
+        /** @description The event name (same as `event`). */
+        'X-Svc-Event': 'sms.sent';
+        /** @description Unix seconds of this attempt: 10 digits. */
+        'X-Svc-Timestamp': string;
+        /** @description Hex HMAC-SHA256 of `<timestamp>.<raw body>` with the secret. */
+        'X-Svc-Signature-256': string;
+        /** @description During a secret rotation (24 h): the same, with the previous secret. */
+        'X-Svc-Signature-256-Previous'?: string;
+        /** @description The event id (same as `id`). */
+        'X-Svc-Event-Id': string;
+        /** @description This delivery; a redelivery gets a new one. */
+        'X-Svc-Delivery': string;
+        /** @description The subscription this delivery is for (`sub_…`), on every delivery, retry, redelivery and test event: with several subscriptions to one URL, verify with the secret of this one. Not signed: a changed id picks a secret the signature does not match. */
+        'X-Svc-Subscription-Id': string;
+        /** @description Standard Webhooks: the event id (same as `id`), the same at every retry and redelivery. */
+        'webhook-id': string;
+        /** @description Standard Webhooks: Unix seconds of this attempt, the same value as `X-Svc-Timestamp`. */
+        'webhook-timestamp': string;
+        /** @description Standard Webhooks: `v1,` and the base64 HMAC-SHA256 of `<webhook-id>.<webhook-timestamp>.<raw body>`, keyed with the base64-decoded part of the secret after `whsec_`; during a secret rotation (24 h) a second `v1,…` for the previous secret follows, after a space. */
+        'webhook-signature': string;
+      };
+      path?: never;
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        /**
+         * @example {
+         *       "id": "3c2b1a09-8f7e-4d6c-9b5a-4e3d2c1b0a98",
+         *       "event": "sms.sent",
+         *       "timestamp": "2026-11-21T10:02:15.000Z",
+         *       "sequence": 1,
+         *       "livemode": true,
+         *       "data": {
+         *         "message_id": "sms_4f0c2a9e7b1d3c5a6e8f0b2d",
+         *         "assistant_id": "7c0e2b8a-3f4d-4b6e-8a1c-5d9f2e7b3a10",
+         *         "direction": "outgoing",
+         *         "from": "+14155550100",
+         *         "to": "+14155550123",
+         *         "status": "delivered",
+         *         "error_code": null,
+         *         "error_message": null,
+         *         "segments": 1,
+         *         "cost": 0.0079,
+         *         "external_id": "booking-1234",
+         *         "metadata": {
+         *           "booking_id": "b_1234"
+         *         },
+         *         "queued_at": "2026-11-21T10:02:11.000Z",
+         *         "sent_at": "2026-11-21T10:02:12.000Z",
+         *         "completed_at": "2026-11-21T10:02:15.000Z"
+         *       }
+         *     }
+         */
+        'application/json': components['schemas']['SmsSentEvent'];
       };
     };
     responses: {

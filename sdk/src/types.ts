@@ -19,12 +19,23 @@ export type RotatedWebhookSecret = Schemas['RotatedWebhookSecret'];
 export type WebhookEventsPage = Schemas['WebhookEventsPage'];
 export type WebhookEventRecord = WebhookEventsPage['data'][number];
 export type Problem = Schemas['Problem'];
+export type Message = Schemas['Message'];
+export type MessageDetail = Schemas['MessageDetail'];
+export type MessagesPage = Schemas['MessagesPage'];
+export type SmsDryRun = Schemas['SmsDryRun'];
 
 export type CallCompletedEvent = Schemas['CallCompletedEvent'];
 export type CallInsightReceivedEvent = Schemas['CallInsightReceivedEvent'];
 export type CallTranscriptReadyEvent = Schemas['CallTranscriptReadyEvent'];
+export type SmsSentEvent = Schemas['SmsSentEvent'];
+export type SmsReceivedEvent = Schemas['SmsReceivedEvent'];
 /** A delivered webhook body: switch on `event` to narrow `data`. */
-export type WebhookEvent = CallCompletedEvent | CallInsightReceivedEvent | CallTranscriptReadyEvent;
+export type WebhookEvent =
+  | CallCompletedEvent
+  | CallInsightReceivedEvent
+  | CallTranscriptReadyEvent
+  | SmsSentEvent
+  | SmsReceivedEvent;
 export type WebhookEventName = keyof webhooks;
 
 type Query<Op extends keyof operations> = NonNullable<operations[Op]['parameters']['query']>;
@@ -41,6 +52,9 @@ export type ListWebhookEventsQuery = Query<'listWebhookEvents'>;
 export type CreateOutboundCall = Body<'createOutboundCall'>;
 export type CreateWebhookSubscription = Body<'createWebhookSubscription'>;
 export type CreateTestInboundCall = Body<'createTestInboundCall'>;
+export type SendSms = Body<'sendSms'>;
+export type ListMessagesQuery = Query<'listMessages'>;
+export type CreateTestInboundSms = Body<'createTestInboundSms'>;
 
 type ResponsesOf<Op extends keyof operations> = operations[Op]['responses'];
 type ProblemBodies<R> = R extends { content: { 'application/problem+json': infer B } } ? B : never;

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { GRANTABLE_SCOPES } from '../keys/scopes.ts';
+import { SCOPES } from '../keys/scopes.ts';
 import { signedIn } from '../testing/dashboard.fixtures.ts';
 import { startFakeElevenLabs } from '../testing/fake-elevenlabs.ts';
 import { advance, type Caller, newCaller, placeCall } from '../testing/outbound.fixtures.ts';
@@ -19,7 +19,7 @@ async function pairOf(t: TestApp, o: { rateLimitPerMinute?: number } = {}): Prom
   const { key, secret } = await t.services.keys.createKey({
     customerId: live.customerId,
     name: 'test mode',
-    scopes: GRANTABLE_SCOPES,
+    scopes: SCOPES,
     mode: 'test',
   });
   return { live, test: { ...live, keyId: key.id, key: secret } };
@@ -111,7 +111,7 @@ describe('test mode: svc_test_ keys', () => {
       await t.services.keys.createKey({
         customerId: live.customerId,
         name: 'no spend at all',
-        scopes: GRANTABLE_SCOPES,
+        scopes: SCOPES,
         dailySpendCapUsd: '0.00',
         mode: 'test',
       })

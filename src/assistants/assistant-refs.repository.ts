@@ -42,3 +42,26 @@ export async function inboundTargets(db: Database, customerId: string) {
     .orderBy('id')
     .execute();
 }
+
+/**
+ * The assistant a number belongs to, for an inbound text message: among `accountId`'s assistants when given (test
+ * mode), else any customer's; an active one first, then the oldest. Undefined when no assistant has the number.
+ */
+export async function assistantForNumber(db: Database, number: string, accountId?: string) {
+  let q = db
+    .selectFrom('assistants')
+    .select(['id', 'customer_id'])
+    .where(sql<boolean>`${number} = any (phone_numbers)`);
+  if (accountId) q = q.where('customer_id', '=', accountId);
+  return q.orderBy('is_active', 'desc').orderBy('created_at').orderBy('id').limit(1).executeTakeFirst();
+}
+
+/** Every number of every assistant, with its assistant (the operator's `sms numbers` on the simulator). */
+export async function allAssistantNumbers(db: Database): Promise<{ number: string; assistantId: string }[]> {
+  const rows = await db
+    .selectFrom('assistants')
+    .select(['id', sql<string>`unnest(phone_numbers)`.as('number')])
+    .orderBy('number')
+    .execute();
+  return rows.map((r) => ({ number: r.number, assistantId: r.id }));
+}

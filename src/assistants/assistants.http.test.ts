@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import type { AssistantRow } from '../db/tables/assistants.table.ts';
 import { newUuid } from '../ids.ts';
-import { GRANTABLE_SCOPES } from '../keys/scopes.ts';
+import { SCOPES } from '../keys/scopes.ts';
 import { makeAssistants } from '../testing/calls.fixtures.ts';
 import { newCustomer, startTestApp, type TestApp, type TestCustomer } from '../testing/test-app.ts';
 
@@ -109,7 +109,7 @@ describe('GET /assistants', () => {
   });
 
   it('needs read_assistants: 403 perm.denied without it', async () => {
-    const without = await newCustomer(t, { scopes: GRANTABLE_SCOPES.filter((s) => s !== 'read_assistants') });
+    const without = await newCustomer(t, { scopes: SCOPES.filter((s) => s !== 'read_assistants') });
     const res = await get('', without.key);
     assert.equal(res.status, 403);
     assert.equal(res.body.code, 'perm.denied');

@@ -1,4 +1,6 @@
 export {
+  allAssistantNumbers,
+  assistantForNumber,
   assistantLanguageOf,
   assistantNameOf,
   assistantNumbers,

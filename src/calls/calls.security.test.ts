@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { GRANTABLE_SCOPES } from '../keys/scopes.ts';
+import { SCOPES } from '../keys/scopes.ts';
 import { createCursorCodec } from '../pagination/cursor.ts';
 import { parseInstant } from '../pagination/instant.ts';
 import { createSigner } from '../signer.ts';
@@ -25,7 +25,7 @@ describe('GET /calls and /calls/{id}: scopes, tenants, cursors', () => {
   const paths = () => ['/api/v1/calls', `/api/v1/calls/${callId}`];
 
   it('answers 403 perm.denied to a key with every scope but read_calls, before validating', async () => {
-    const c = await newCustomer(t, { scopes: GRANTABLE_SCOPES.filter((s) => s !== 'read_calls') });
+    const c = await newCustomer(t, { scopes: SCOPES.filter((s) => s !== 'read_calls') });
     for (const path of [...paths(), '/api/v1/calls?limit=0', '/api/v1/calls/not-a-uuid']) {
       const res = await t.request('GET', path, { key: c.key });
       assert.equal(res.status, 403, path);

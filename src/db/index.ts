@@ -24,6 +24,7 @@ export type { ApiKeyRow, KeyMode } from './tables/keys.table.ts';
 export type { CallLifecycleRow, CallLifecycleTable } from './tables/lifecycle.table.ts';
 export type { CallbackNotificationRow, IdempotencyRow } from './tables/outbound.table.ts';
 export type { SimulatorCallRow } from './tables/simulator.table.ts';
+export type { SmsMessageRow, SmsStatus } from './tables/sms.table.ts';
 export type {
   DeliveryRow,
   DeliveryStatus,

@@ -17,7 +17,8 @@ import type {
   SpendReservationsTable,
 } from './tables/outbound.table.ts';
 import type { ServerSecretFingerprintTable } from './tables/server-secret.table.ts';
-import type { SimulatorCallsTable } from './tables/simulator.table.ts';
+import type { SimulatorCallsTable, SimulatorMessagesTable } from './tables/simulator.table.ts';
+import type { SmsMessagesTable, SmsOptOutsTable, SmsStatusHistoryTable } from './tables/sms.table.ts';
 import type { TranscriptJobsTable } from './tables/transcript-jobs.table.ts';
 import type { TranscriptsTable } from './tables/transcripts.table.ts';
 import type {
@@ -49,6 +50,11 @@ export interface DB {
   webhook_attempts: WebhookAttemptsTable;
   transcript_jobs: TranscriptJobsTable;
   simulator_calls: SimulatorCallsTable;
+  simulator_messages: SimulatorMessagesTable;
+  // Text messages
+  sms_messages: SmsMessagesTable;
+  sms_status_history: SmsStatusHistoryTable;
+  sms_opt_outs: SmsOptOutsTable;
   server_secret_fingerprint: ServerSecretFingerprintTable;
   // Dashboard
   dashboard_users: DashboardUsersTable;

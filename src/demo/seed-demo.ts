@@ -1,7 +1,7 @@
 import { insertCalls } from '../calls/index.ts';
 import type { Clock } from '../clock.ts';
 import type { AssistantRow, Database } from '../db/index.ts';
-import { GRANTABLE_SCOPES } from '../keys/index.ts';
+import { SCOPES } from '../keys/index.ts';
 import { recordSettledSpend } from '../outbound/index.ts';
 import { rng } from '../provider/index.ts';
 import type { Services } from '../services.ts';
@@ -67,7 +67,7 @@ export async function seedDemo(
   const { key, secret } = await services.keys.createKey({
     customerId: customer.id,
     name: 'Demo key',
-    scopes: GRANTABLE_SCOPES,
+    scopes: SCOPES,
   });
   // As the service records them: every outbound call is placed through the API with a key, and its cost is in
   // the outbound ledger (settled), so the usage page's spend per key and cost by country read the same amounts.

@@ -39,6 +39,12 @@ export const errorStatus = {
   'provider.signature_invalid': 401,
   'provider.payload_invalid': 400,
   'transcript.not_found': 404,
+  // Text messages (POST /sms/send); see docs/sms.md.
+  'sms.body_empty': 422,
+  'sms.body_too_long': 422,
+  'sms.number_unreachable': 422,
+  'sms.recipient_opted_out': 422,
+  'sms.sender_unavailable': 422,
 } as const;
 
 export type ErrorCode = keyof typeof errorStatus;

@@ -51,6 +51,8 @@ export type Authenticator = {
    */
   authenticate(authorization: readonly string[]): Promise<Principal | AuthFailure>;
   recordFailure(failure: AuthFailure, ip: string): Promise<void>;
+  /** What the key of this id acts as, checked as a request's (the operator's `sms send` acts as a customer's key). */
+  actAs(keyId: string): Promise<Principal | AuthFailure>;
   /** Writes the pending `last_used_at` times now (tests, shutdown). */
   flushLastUsed(): Promise<void>;
   /** Flushes and stops the timer (app shutdown). */
@@ -96,6 +98,27 @@ export function createAuthenticator(deps: {
     logger,
     what: 'last_used_at',
   });
+  /** What a valid key acts as; null for a test key whose customer has no twin (it is always made with one). */
+  function principalOf(row: Omit<KeyRecord, 'hash' | 'valid_until'>): Principal | null {
+    const dataScope = row.mode === 'test' ? row.test_customer_id : row.customer_id;
+    if (!dataScope) return null;
+    return {
+      keyId: row.id,
+      keyPrefix: row.prefix,
+      keyName: row.name,
+      mode: row.mode,
+      customerId: dataScope,
+      accountId: row.customer_id,
+      customerName: row.customer_name,
+      scopes: row.scopes,
+      rateLimitPerMinute: row.rate_limit_per_minute,
+      keyRateLimitPerMinute: row.key_rate_limit_per_minute ?? deps.defaultKeyRateLimit,
+      dailySpendCapUsd: row.daily_spend_cap_usd,
+      allowedCountries: row.allowed_countries,
+      outboundLimits: resolveLimits(row, deps.outboundDefaults),
+    };
+  }
+
   return {
     async authenticate(headers) {
       const [authorization, ...others] = headers;
@@ -166,25 +189,35 @@ export function createAuthenticator(deps: {
       if (!row.last_used_at || now.getTime() - row.last_used_at.getTime() >= LAST_USED_PRECISION_MS) {
         lastUsed.add(row.id, { keyId: row.id, at: now, record: row });
       }
-      // A test key is made with its customer's twin, in one transaction: it always has one.
-      const dataScope = row.mode === 'test' ? row.test_customer_id : row.customer_id;
-      if (!dataScope)
-        return { code: 'auth.invalid', detail: 'The API key is not recognised.', prefix: parsed.prefix };
-      return {
-        keyId: row.id,
-        keyPrefix: row.prefix,
-        keyName: row.name,
-        mode: row.mode,
-        customerId: dataScope,
-        accountId: row.customer_id,
-        customerName: row.customer_name,
-        scopes: row.scopes,
-        rateLimitPerMinute: row.rate_limit_per_minute,
-        keyRateLimitPerMinute: row.key_rate_limit_per_minute ?? deps.defaultKeyRateLimit,
-        dailySpendCapUsd: row.daily_spend_cap_usd,
-        allowedCountries: row.allowed_countries,
-        outboundLimits: resolveLimits(row, deps.outboundDefaults),
-      };
+      return (
+        principalOf(row) ?? {
+          code: 'auth.invalid',
+          detail: 'The API key is not recognised.',
+          prefix: parsed.prefix,
+        }
+      );
+    },
+
+    async actAs(keyId) {
+      const key = await repo.findKey(db, keyId);
+      const customer = key && (await findAuthCustomer(db, key.customer_id));
+      const now = clock.now();
+      if (!key || !customer) return { code: 'auth.invalid', detail: 'No API key has this id.', prefix: null };
+      if (key.revoked_at)
+        return { code: 'auth.revoked', detail: 'The API key has been revoked.', prefix: key.prefix };
+      if (key.expires_at && key.expires_at <= now)
+        return {
+          code: 'auth.expired',
+          detail: `The API key expired at ${key.expires_at.toISOString()}.`,
+          prefix: key.prefix,
+        };
+      return (
+        principalOf({ ...key, key_rate_limit_per_minute: key.rate_limit_per_minute, ...customer }) ?? {
+          code: 'auth.invalid',
+          detail: 'No API key has this id.',
+          prefix: null,
+        }
+      );
     },
 
     async recordFailure(failure, ip) {

@@ -12,7 +12,7 @@ export { createKeysService } from './keys.service.ts';
 export type { SeededKey, SeedProgress } from './keys-seed.ts';
 export { seedKeys } from './keys-seed.ts';
 export { requirePrincipal } from './request-principal.ts';
-export { AUTOMATION_PRESET, GRANTABLE_SCOPES, SCOPES, UNAVAILABLE_SCOPES } from './scopes.ts';
+export { AUTOMATION_PRESET, SCOPES } from './scopes.ts';
 export { adoptServerSecret, checkServerSecret } from './server-secret-check.ts';
 export { lockKeyForSpend } from './spend-lock.repository.ts';
 export { registerWhoami } from './whoami.routes.ts';

@@ -20,7 +20,7 @@ import { displayPrefix, generateKey } from './key-format.ts';
 import type { KeyHasher } from './key-hash.ts';
 import { type KeyView, rowToKeyView } from './key-view.ts';
 import * as repo from './keys.repository.ts';
-import { isScope, UNAVAILABLE_SCOPES } from './scopes.ts';
+import { isScope } from './scopes.ts';
 
 export type KeysDeps = {
   db: Database;
@@ -38,8 +38,6 @@ export type KeysDeps = {
 export function checkScopes(scopes: readonly string[], path: string[] = ['scopes']): Issue[] {
   return scopes.flatMap((s): Issue[] => {
     if (!isScope(s)) return [{ path, message: `Unknown scope "${s}".` }];
-    if (UNAVAILABLE_SCOPES.includes(s))
-      return [{ path, message: `Scope "${s}" is announced but not yet available.` }];
     return [];
   });
 }

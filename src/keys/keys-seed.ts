@@ -4,7 +4,7 @@ import { newUuid } from '../ids.ts';
 import { keyDefaults, type OutboundLimits } from '../outbound-limits.ts';
 import { displayPrefix, generateKey } from './key-format.ts';
 import type { KeyHasher } from './key-hash.ts';
-import { GRANTABLE_SCOPES } from './scopes.ts';
+import { SCOPES } from './scopes.ts';
 
 export type SeededKey = { customer_id: string; key_id: string; prefix: string; secret: string };
 
@@ -46,7 +46,7 @@ export async function seedKeys(
           customer_id: k.customer_id,
           name: `Seed key ${(j % opts.keysPerCustomer) + 1}`,
           prefix: k.prefix,
-          scopes: [...GRANTABLE_SCOPES],
+          scopes: [...SCOPES],
           expires_at: null,
           revoked_at: null,
           daily_spend_cap_usd: outbound.capUsd,

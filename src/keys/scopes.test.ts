@@ -1,16 +1,14 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { checkScopes } from './key-actions.ts';
-import { AUTOMATION_PRESET, GRANTABLE_SCOPES, isScope, permissionsMap, SCOPES } from './scopes.ts';
+import { AUTOMATION_PRESET, isScope, permissionsMap, SCOPES } from './scopes.ts';
 
 describe('scopes', () => {
-  it('are the six of spec 5.3, send_sms not grantable', () => {
+  it('are the six of spec 5.3, send_sms grantable since SMS shipped', () => {
     assert.deepEqual(
       [...SCOPES],
       ['read_assistants', 'read_calls', 'read_analytics', 'outbound_calls', 'manage_webhooks', 'send_sms'],
     );
-    assert.ok(!GRANTABLE_SCOPES.includes('send_sms'));
-    assert.equal(GRANTABLE_SCOPES.length, 5);
   });
 
   it('the automation preset is read_assistants, read_calls, manage_webhooks', () => {
@@ -28,10 +26,11 @@ describe('scopes', () => {
     });
   });
 
-  it('checks refuse unknown and unavailable scopes, one issue each', () => {
+  it('checks refuse unknown scopes, one issue each, and take send_sms', () => {
     assert.equal(isScope('read_calls'), true);
     assert.equal(isScope('admin'), false);
     assert.deepEqual(checkScopes(['read_calls']), []);
-    assert.equal(checkScopes(['admin', 'send_sms', 'read_calls']).length, 2);
+    assert.equal(checkScopes(['admin', 'send_sms', 'read_calls', 'root']).length, 2);
+    assert.deepEqual(checkScopes(['send_sms']), []);
   });
 });

@@ -9,10 +9,6 @@ export const SCOPES = [
 ] as const;
 export type Scope = (typeof SCOPES)[number];
 
-/** Announced for v1.1; shown everywhere but not grantable yet. */
-export const UNAVAILABLE_SCOPES: readonly Scope[] = ['send_sms'];
-export const GRANTABLE_SCOPES: readonly Scope[] = SCOPES.filter((s) => !UNAVAILABLE_SCOPES.includes(s));
-
 /** The dashboard's automation-platform preset (spec 5.5). */
 export const AUTOMATION_PRESET: readonly Scope[] = ['read_assistants', 'read_calls', 'manage_webhooks'];
 

@@ -36,7 +36,7 @@ export const identitySchema = z
         read_analytics: z.boolean(),
         outbound_calls: z.boolean(),
         manage_webhooks: z.boolean(),
-        send_sms: z.boolean().meta({ description: 'Announced; always false until SMS is available.' }),
+        send_sms: z.boolean().meta({ description: 'POST /sms/send and reading text messages.' }),
       })
       .meta({ description: `Every scope (${SCOPES.join(', ')}) and whether this key has it.` }),
     key_prefix: z.string().meta({ description: 'First 12 characters of the key: safe to log and show.' }),

@@ -98,6 +98,21 @@ export const SDK_CALLS: Record<string, SdkCall> = {
     result: 'call',
     call: (r) => `client.testMode.inboundCall(${literal(r.body ?? {})})`,
   },
+  createTestInboundSms: {
+    result: 'message',
+    call: (r) => `client.testMode.inboundSms(${literal(r.body ?? {})})`,
+  },
+  sendSms: {
+    result: 'message',
+    call: (r) => {
+      const key = r.headers['idempotency-key'];
+      const options = key === undefined ? '' : `, { idempotencyKey: ${literal(key)} }`;
+      return `client.sms.send(${literal(r.body ?? {})}${options})`;
+    },
+  },
+  dryRunSms: { result: 'dryRun', call: (r) => `client.sms.dryRun(${literal(r.body ?? {})})` },
+  listMessages: { result: 'page', call: (r) => `client.sms.list(${optionalArg(r.query)})` },
+  getMessage: { result: 'message', call: (r) => `client.sms.get(${id(r)})` },
   getOutboundCallTranscript: {
     result: 'transcript',
     call: (r) => `client.outboundCalls.transcript(${id(r)})`,

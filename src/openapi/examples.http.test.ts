@@ -94,7 +94,7 @@ describe('the request examples of the reference, run as written', () => {
       await t.services.keys.createKey({
         customerId: caller.customerId,
         name: 'test mode',
-        scopes: ['read_calls'],
+        scopes: ['read_calls', 'send_sms'],
         mode: 'test',
       })
     ).secret;
@@ -122,6 +122,11 @@ describe('the request examples of the reference, run as written', () => {
     for (let i = 0; i < 8; i++) await advance(t, 30);
     const callId = String(placed.body.id);
     const event = (await emitEvent(t, caller.customerId, callId)).id;
+    const message = await t.request('POST', '/api/v1/sms/send', {
+      key: caller.key,
+      body: { assistant_id: caller.assistant.id, to_number: ANSWERS, body: 'Hello' },
+    });
+    assert.equal(message.status, 201, message.text);
     const ids: Record<string, Record<string, string>> = {
       getCall: { 'path.id': callId },
       getCallTranscript: { 'path.id': callId },
@@ -135,11 +140,15 @@ describe('the request examples of the reference, run as written', () => {
       deleteWebhookSubscription: { 'path.id': kept },
       deleteWebhookSubscriptionLegacy: { 'query.id': legacy },
       createTestInboundCall: { 'body.assistant_id': caller.assistant.id },
+      sendSms: { 'body.assistant_id': caller.assistant.id },
+      dryRunSms: { 'body.assistant_id': caller.assistant.id },
+      getMessage: { 'path.id': String(message.body.id) },
+      createTestInboundSms: { 'body.to_number': caller.assistant.phone_numbers[0] ?? '' },
     };
     return {
       caller,
       ids: (operationId) => ids[operationId] ?? {},
-      keyFor: (operationId) => (operationId === 'createTestInboundCall' ? testKey : caller.key),
+      keyFor: (operationId) => (operationId.startsWith('createTestInbound') ? testKey : caller.key),
       quiet,
     };
   }

@@ -48,6 +48,12 @@ const TAGS = [
   { name: 'Calls', description: 'Inbound and outbound calls.' },
   { name: 'Transcripts', description: 'Transcripts of calls, fetched on demand and stored.' },
   { name: 'Outbound calls', description: 'Place calls through an assistant.' },
+  {
+    name: 'Text messages',
+    description:
+      "Send texts from an assistant's numbers and read what was sent and received (scope `send_sms`); `sms.sent` " +
+      'and `sms.received` tell of each as it happens.',
+  },
   { name: 'Webhook subscriptions', description: 'Where signed events are delivered.' },
   { name: 'Webhook events', description: 'What was sent, every attempt, and redelivery.' },
   { name: 'Test mode', description: TEST_MODE_DESCRIPTION },
@@ -83,6 +89,7 @@ const ref = (name: keyof typeof HEADERS) => ({ $ref: `#/components/headers/${nam
 /** Response headers beyond the ones every response carries, by operation and status. */
 const EXTRA_HEADERS: Record<string, Record<string, (keyof typeof HEADERS)[]>> = {
   createOutboundCall: { '201': ['Location', 'Idempotent-Replayed'] },
+  sendSms: { '201': ['Location', 'Idempotent-Replayed'] },
 };
 
 /**

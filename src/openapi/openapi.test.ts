@@ -178,7 +178,7 @@ describe('OpenAPI document', () => {
     );
   });
 
-  it('describes the three webhook events with the envelope and the X-Svc-* headers', () => {
+  it('describes every webhook event (calls and text messages) with the envelope and the X-Svc-* headers', () => {
     const webhooks = isObject(doc.webhooks) ? doc.webhooks : {};
     assert.deepEqual(Object.keys(webhooks).sort(), [...EVENT_TYPES].sort());
     for (const event of EVENT_TYPES) {
@@ -187,7 +187,7 @@ describe('OpenAPI document', () => {
       for (const h of ['X-Svc-Event', 'X-Svc-Timestamp', 'X-Svc-Signature-256'])
         assert.ok(names.includes(h), h);
       const body = JSON.stringify(post.requestBody);
-      assert.match(body, /#\/components\/schemas\/Call\w+Event/);
+      assert.match(body, /#\/components\/schemas\/(Call|Sms)\w+Event/);
     }
     const envelope = (doc.components as { schemas: Record<string, Json> }).schemas.CallCompletedEvent;
     assert.deepEqual(envelope?.required, ['id', 'event', 'timestamp', 'sequence', 'livemode', 'data']);

@@ -59,9 +59,9 @@ describe('the reference at /docs in a real browser', { skip: browserSkip }, () =
       await page.waitForURL(/\/docs\?q=idempotency$/);
       assert.equal(
         await page.getByRole('status').textContent(),
-        '1 operation, 0 webhook events, 0 schemas match idempotency. Show everything',
+        '2 operations, 0 webhook events, 0 schemas match idempotency. Show everything',
       );
-      assert.deepEqual(await sectionIds(page), ['createOutboundCall']);
+      assert.deepEqual(await sectionIds(page), ['createOutboundCall', 'sendSms']);
       assert.equal(await page.getByLabel('Search operations and fields').inputValue(), 'idempotency');
       // The examples are there to read and copy, and reachable from the keyboard (they may scroll sideways).
       const curl = page.locator('#createOutboundCall figure.sample pre').first();

@@ -7,8 +7,8 @@ import { capBound, effectiveCap, isRegion, type OutboundLimits, regionList } fro
 export type CheckName = 'assistant' | 'number_type' | 'country' | 'spend_cap';
 /** Which bound refused: the key's own allowlist or cap, or its customer's limits set by the operator. */
 export type Bound = 'key' | 'customer';
-export type Check = {
-  name: CheckName;
+export type Check<N extends string = CheckName> = {
+  name: N;
   passed: boolean;
   code: ErrorCode | null;
   detail: string | null;
@@ -31,8 +31,19 @@ const BLOCKED_TYPES: Record<string, string> = {
   PAGER: 'pager',
 };
 
-const pass = (name: CheckName): Check => ({ name, passed: true, code: null, detail: null, bound: null });
-const failed = (name: CheckName, code: ErrorCode, detail: string, bound: Bound | null = null): Check => ({
+export const pass = <N extends string>(name: N): Check<N> => ({
+  name,
+  passed: true,
+  code: null,
+  detail: null,
+  bound: null,
+});
+export const failed = <N extends string>(
+  name: N,
+  code: ErrorCode,
+  detail: string,
+  bound: Bound | null = null,
+): Check<N> => ({
   name,
   passed: false,
   code,
@@ -74,26 +85,32 @@ export function numberChecks(
   toNumber: string,
   allowedCountries: readonly string[],
   limits: OutboundLimits,
+  /** What is sent there, in the sentences: `Calls` or `Messages`. */
+  what = 'Calls',
 ): { checks: Check[]; country: string | null } {
   const parsed = parsePhoneNumberFromString(toNumber);
   const blocked = BLOCKED_TYPES[parsed?.getType() ?? ''];
   const typeCheck = blocked
-    ? failed('number_type', 'outbound.number_not_allowed', `Calls to ${blocked} numbers are not allowed.`)
+    ? failed('number_type', 'outbound.number_not_allowed', `${what} to ${blocked} numbers are not allowed.`)
     : pass('number_type');
   const { country, region } = regionOf(parsed);
   const where = country ? `numbers in ${country}` : `numbers of the non-geographic code ${region}`;
+  const verb = what === 'Calls' ? 'call' : 'text';
   const refused = (detail: string, bound: Bound | null) =>
     failed('country', 'outbound.country_not_allowed', detail, bound);
   const countryCheck = !region
-    ? refused('The number belongs to no country or code an allowlist can name, so no key may call it.', null)
+    ? refused(
+        `The number belongs to no country or code an allowlist can name, so no key may ${verb} it.`,
+        null,
+      )
     : !limits.countries.includes(region)
       ? refused(
-          `No API key of this customer may call ${where}: the outbound limits the operator set allow ${regionList(limits.countries)}.`,
+          `No API key of this customer may ${verb} ${where}: the outbound limits the operator set allow ${regionList(limits.countries)}.`,
           'customer',
         )
       : !allowedCountries.includes(region)
         ? refused(
-            `This API key may not call ${where}; its allowlist is ${regionList(allowedCountries)}.`,
+            `This API key may not ${verb} ${where}; its allowlist is ${regionList(allowedCountries)}.`,
             'key',
           )
         : pass('country');
@@ -119,6 +136,8 @@ export function spendCheck(
   now: Date,
   /** What a call reserves: the estimate, or nothing for a test-mode call. */
   estimateUnits: bigint = ESTIMATE_UNITS,
+  /** What reserves it, and until when, in the refusal's sentence. */
+  reserves = 'a call reserves $%s until it ends',
 ): { check: Check; spend: SpendView } {
   const cap = toUnits(effectiveCap(keyCapUsd, limits));
   const used = toUnits(usedUsd);
@@ -143,14 +162,14 @@ export function spendCheck(
           'spend_cap',
           'outbound.spend_cap_exceeded',
           `${whose} would be exceeded: $${spend.used_today_usd} is spent or ` +
-            `reserved today (UTC) and a call reserves $${spend.call_estimate_usd} until it ends. The cap resets at ${spend.resets_at}.`,
+            `reserved today (UTC) and ${reserves.replace('%s', spend.call_estimate_usd)}. The cap resets at ${spend.resets_at}.`,
           bound,
         );
   return { check, spend };
 }
 
 /** Throws the first failed check as the error a real placement answers with. */
-export function throwFirstFailure(checks: Check[]): void {
+export function throwFirstFailure(checks: Check<string>[]): void {
   const first = checks.find((c) => !c.passed);
   if (first?.code) throw new AppError(first.code, first.detail ?? 'The call is not allowed.');
 }

@@ -5,7 +5,7 @@ type Keyed = { customerId: string; key: string };
 /** Inserts the in-flight record unless the key exists; true when this request now owns the key. */
 export async function insertIfAbsent(
   tx: Database,
-  row: Keyed & { hash: string; callId: string; now: Date },
+  row: Keyed & { hash: string; resourceId: string; now: Date },
 ): Promise<boolean> {
   const inserted = await tx
     .insertInto('idempotency_keys')
@@ -14,14 +14,14 @@ export async function insertIfAbsent(
       key: row.key,
       request_hash: row.hash,
       state: 'in_flight',
-      call_id: row.callId,
+      resource_id: row.resourceId,
       response_status: null,
       response_body: null,
       created_at: row.now,
       updated_at: row.now,
     })
     .onConflict((oc) => oc.columns(['customer_id', 'key']).doNothing())
-    .returning('call_id')
+    .returning('resource_id')
     .executeTakeFirst();
   return inserted !== undefined;
 }

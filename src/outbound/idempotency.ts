@@ -9,7 +9,7 @@ export const IDEMPOTENCY_RETENTION_MS = 24 * 3600_000;
 export const IN_FLIGHT_STALE_MS = 60_000;
 const KEY_RE = /^[\x20-\x7e]{1,255}$/;
 
-export type Claim = { kind: 'owned'; callId: string } | { kind: 'replay'; status: number; body: unknown };
+export type Claim = { kind: 'owned'; resourceId: string } | { kind: 'replay'; status: number; body: unknown };
 
 /** The Idempotency-Key header: 1 to 255 printable ASCII characters, sent once. */
 export function parseIdempotencyKey(header: string | string[] | undefined): string | null {
@@ -47,17 +47,17 @@ const conflict = (detail: string) => new AppError('resource.conflict', detail);
 
 /**
  * Claims an Idempotency-Key inside the placing transaction. The unique key (customer, key) decides
- * between concurrent requests: exactly one owns it, the others see its record. A failed placement,
- * or one abandoned in flight, is resumed with the same call id, which the provider deduplicates on.
+ * between concurrent requests: exactly one owns it, the others see its record. A failed placement (or send),
+ * or one abandoned in flight, is resumed with the same call (message) id, which the provider deduplicates on.
  */
 export async function claimIdempotencyKey(
   tx: Database,
-  o: { customerId: string; key: string; hash: string; callId: string; now: Date },
+  o: { customerId: string; key: string; hash: string; resourceId: string; now: Date },
 ): Promise<Claim> {
   const k = { customerId: o.customerId, key: o.key };
   await repo.purgeBefore(tx, o.customerId, new Date(o.now.getTime() - IDEMPOTENCY_RETENTION_MS));
-  if (await repo.insertIfAbsent(tx, { ...k, hash: o.hash, callId: o.callId, now: o.now })) {
-    return { kind: 'owned', callId: o.callId };
+  if (await repo.insertIfAbsent(tx, { ...k, hash: o.hash, resourceId: o.resourceId, now: o.now })) {
+    return { kind: 'owned', resourceId: o.resourceId };
   }
   const row = await repo.find(tx, k);
   if (!row) throw conflict('This Idempotency-Key is being released; retry the request.');
@@ -73,7 +73,7 @@ export async function claimIdempotencyKey(
   const abandoned =
     row.state === 'in_flight' && row.updated_at.getTime() < o.now.getTime() - IN_FLIGHT_STALE_MS;
   if ((row.state === 'failed' || abandoned) && (await repo.resume(tx, k, row, o.now))) {
-    return { kind: 'owned', callId: row.call_id };
+    return { kind: 'owned', resourceId: row.resource_id };
   }
   throw conflict('A request with this Idempotency-Key is still in progress; retry it in a few seconds.');
 }

@@ -191,7 +191,7 @@ describe('POST /outbound-calls with Idempotency-Key', () => {
     const retry = await placeCall(t, c, body, { idempotencyKey: 'flaky' });
     assert.equal(retry.status, 201, retry.text);
     assert.equal(retry.headers['idempotent-replayed'], undefined);
-    assert.equal(retry.body.id, record?.call_id, 'the provider deduplicates on this id');
+    assert.equal(retry.body.id, record?.resource_id, 'the provider deduplicates on this id');
     assert.deepEqual(await callsOf(c), [retry.body.id]);
   });
 

@@ -68,11 +68,11 @@ export function createOutboundService(deps: {
           customerId: p.customerId,
           key: idemKey,
           hash: requestHash(body),
-          callId,
+          resourceId: callId,
           now,
         });
         if (claim.kind === 'replay') return claim;
-        callId = claim.callId;
+        callId = claim.resourceId;
       }
       const assistant = await findAssistant(tx, body.assistant_id);
       throwFirstFailure([

@@ -3,7 +3,7 @@ import type { Database } from '../db/index.ts';
 
 /** Read functions over the outbound ledger (spend_reservations) for the usage page; every one is scoped. */
 
-/** Outbound spend (reserved and settled) per key per UTC day from `fromDay` on. */
+/** Outbound spend (reserved and settled, calls and text messages) per key per UTC day from `fromDay` on. */
 export async function spendByKeyAndDay(db: Database, customerId: string, fromDay: string) {
   const rows = await db
     .selectFrom('spend_reservations')
@@ -19,9 +19,10 @@ export async function spendByKeyAndDay(db: Database, customerId: string, fromDay
 export async function spendByCall(db: Database, customerId: string, fromDay: string) {
   const rows = await db
     .selectFrom('spend_reservations')
-    .select(['call_id', sql<string>`amount_usd::text`.as('amount')])
+    .select([sql<string>`call_id::text`.as('call_id'), sql<string>`amount_usd::text`.as('amount')])
     .where('customer_id', '=', customerId)
     .where('day', '>=', fromDay)
+    .where('call_id', 'is not', null)
     .execute();
   return rows.map((r) => ({ callId: r.call_id, amountUsd: r.amount }));
 }
@@ -31,7 +32,7 @@ export async function ledgeredCalls(db: Database, callIds: readonly string[]): P
   if (callIds.length === 0) return new Set();
   const rows = await db
     .selectFrom('spend_reservations')
-    .select('call_id')
+    .select(sql<string>`call_id::text`.as('call_id'))
     .where(sql<boolean>`call_id = any(${[...callIds]}::uuid[])`)
     .execute();
   return new Set(rows.map((r) => r.call_id));

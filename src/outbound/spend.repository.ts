@@ -26,9 +26,48 @@ export async function insertReservation(
   const { now, ...rest } = row;
   await tx
     .insertInto('spend_reservations')
-    .values({ ...rest, state: 'reserved', created_at: now, settled_at: null })
+    .values({ ...rest, message_id: null, state: 'reserved', created_at: now, settled_at: null })
     .onConflict((oc) => oc.column('call_id').doNothing())
     .execute();
+}
+
+/** A text message's estimate in the key's ledger, beside its calls': the same daily cap holds both. */
+export async function insertMessageReservation(
+  tx: Database,
+  row: {
+    message_id: string;
+    api_key_id: string;
+    customer_id: string;
+    day: string;
+    amount_usd: string;
+    now: Date;
+  },
+): Promise<void> {
+  const { now, ...rest } = row;
+  await tx
+    .insertInto('spend_reservations')
+    .values({ ...rest, call_id: null, state: 'reserved', created_at: now, settled_at: null })
+    .onConflict((oc) => oc.column('message_id').doNothing())
+    .execute();
+}
+
+/** Replaces a message's estimate by what it cost once its final status is known. */
+export async function settleMessageReservation(
+  tx: Database,
+  messageId: string,
+  amountUsd: string,
+  now: Date,
+): Promise<void> {
+  await tx
+    .updateTable('spend_reservations')
+    .set({ amount_usd: amountUsd, state: 'settled', settled_at: now })
+    .where('message_id', '=', messageId)
+    .execute();
+}
+
+/** A message the provider refused costs nothing and leaves the ledger with it. */
+export async function removeMessageReservation(tx: Database, messageId: string): Promise<void> {
+  await tx.deleteFrom('spend_reservations').where('message_id', '=', messageId).execute();
 }
 
 /** Replaces the estimate by the actual cost once the call is post-processed. */

@@ -6,12 +6,17 @@ import type { Config } from '../config.ts';
 import type { Database } from '../db/index.ts';
 import { type Loop, type LoopLogger, startLoop } from '../loop.ts';
 import { randomNanpNumber } from '../provider/index.ts';
+import type { SmsService } from '../sms/index.ts';
 import type { Simulator } from './simulator.ts';
+import type { SmsSimulator } from './sms-simulator.ts';
 
-/** The simulator and the calls it reports to. */
+/** The simulator and the calls it reports to; its SMS carrier and the messages it reports to. */
 export type SimulatedWorld = {
   simulator: Pick<Simulator, 'runDue' | 'simulateInbound'>;
   lifecycle: Pick<LifecycleService, 'applyProviderEvent' | 'processDue'>;
+  /** Absent in worlds that play calls only (the demo's generated history, some tests). */
+  smsSimulator?: Pick<SmsSimulator, 'runDue'>;
+  sms?: Pick<SmsService, 'inbox'>;
 };
 
 /** Demo traffic when the entry point does not say otherwise (DEMO_INBOUND_CALLS_PER_MINUTE). */
@@ -19,8 +24,16 @@ export const DEMO_INBOUND_CALLS_PER_MINUTE = 2;
 const TICK_MS = 1_000;
 const CALLER_NAMES = ['Maria Garcia', 'James Smith', 'Wei Chen', 'Aisha Khan', 'Liam Tremblay', null];
 
-const deliverTo = (world: SimulatedWorld, now: Date, signal?: AbortSignal) =>
-  world.simulator.runDue(now, (event) => world.lifecycle.applyProviderEvent(event), signal);
+async function deliverTo(world: SimulatedWorld, now: Date, signal?: AbortSignal): Promise<number> {
+  const events = await world.simulator.runDue(
+    now,
+    (event) => world.lifecycle.applyProviderEvent(event),
+    signal,
+  );
+  if (!world.sms || !world.smsSimulator) return events;
+  const inbox = world.sms.inbox('simulator');
+  return events + (await world.smsSimulator.runDue(now, (report) => inbox.statusReported(report)));
+}
 
 /**
  * One step of the world at once, for tests and `calls simulate-inbound` (which move a ManualClock): the simulator's

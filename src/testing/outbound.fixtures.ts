@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import type { OutboundLimitsChange } from '../customers/customers.service.ts';
 import type { AssistantRow } from '../db/tables/assistants.table.ts';
-import { GRANTABLE_SCOPES } from '../keys/scopes.ts';
+import { SCOPES } from '../keys/scopes.ts';
 import { runProviderTick } from '../simulator/simulator-loop.ts';
 import { newCustomer, type TestApp, type TestResponse } from './test-app.ts';
 
@@ -31,7 +31,7 @@ export async function newCaller(
   const { key, secret } = await t.services.keys.createKey({
     customerId: c.customerId,
     name: 'outbound',
-    scopes: o.scopes ?? GRANTABLE_SCOPES,
+    scopes: o.scopes ?? SCOPES,
     ...(o.cap ? { dailySpendCapUsd: o.cap } : {}),
     ...(o.countries ? { allowedCountries: o.countries } : {}),
   });

@@ -14,7 +14,7 @@ import type { Notifications } from '../db/notifications.ts';
 import type { SenderNetwork } from '../delivery/http-sender.ts';
 import { makeSelfSignedCertificate } from '../http/tls.ts';
 import { createKeyHasher } from '../keys/key-hash.ts';
-import { GRANTABLE_SCOPES } from '../keys/scopes.ts';
+import { SCOPES } from '../keys/scopes.ts';
 import { createLogger } from '../logger.ts';
 import { checkResponses, type ResponseMismatch } from '../openapi/response-check.ts';
 import { createMetrics } from '../ops/metrics.ts';
@@ -22,7 +22,7 @@ import { databaseProbe, type ReadinessProbe } from '../ops/readiness.ts';
 import type { OutboundLimits } from '../outbound-limits.ts';
 import type { RateLimiter } from '../rate-limit/interface.ts';
 import { createMemoryLimiter } from '../rate-limit/memory.ts';
-import { createServices, type ProviderChoice, type Services } from '../services.ts';
+import { type CoreDeps, createServices, type ProviderChoice, type Services } from '../services.ts';
 import { createSigner } from '../signer.ts';
 import { testDatabase } from './test-database.ts';
 
@@ -67,6 +67,8 @@ export type TestApp = {
 export type TestAppOptions = {
   /** The upstream provider (PROVIDER); the simulator unless said. */
   provider?: ProviderChoice;
+  /** SMS_PROVIDER=twilio's settings (a fake Twilio's address), the carrier timeout; the simulator unless said. */
+  sms?: CoreDeps['sms'];
   clock?: ManualClock;
   limiter?: RateLimiter;
   rotationGraceSeconds?: number;
@@ -147,6 +149,7 @@ export async function startTestApp(options: TestAppOptions = {}): Promise<TestAp
   const services = createServices({
     db,
     provider: options.provider,
+    sms: options.sms,
     providerObserver: metrics.provider,
     testMode: options.testMode ?? true,
     // Each test app is its own provider account: its clock drives only its own simulated calls.
@@ -282,7 +285,7 @@ export async function newCustomer(
   const { key, secret } = await t.services.keys.createKey({
     customerId: customer.id,
     name: `key ${counter}`,
-    scopes: options.scopes ?? GRANTABLE_SCOPES,
+    scopes: options.scopes ?? SCOPES,
     ...(options.keyRateLimitPerMinute ? { rateLimitPerMinute: options.keyRateLimitPerMinute } : {}),
   });
   return { customerId: customer.id, keyId: key.id, key: secret };

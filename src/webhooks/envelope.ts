@@ -4,7 +4,7 @@ import { webhookTranscriptSchema } from '../transcripts/index.ts';
 
 /**
  * The delivered body: the spec envelope (event, timestamp, data) plus our additive `id` and `sequence`
- * (per call), so receivers can de-duplicate at-least-once deliveries and order the events of one call, and
+ * (per call; 1 for a text message's event), so receivers can de-duplicate at-least-once deliveries and order the events of one call, and
  * `livemode` (false for test mode).
  */
 export function envelopeOf(
@@ -88,16 +88,71 @@ export const callTranscriptReadyDataSchema = z
   })
   .meta({ id: 'CallTranscriptReadyData' });
 
+const messageId = z.string().meta({ examples: ['sms_4f0c2a9e7b1d3c5a6e8f0b2d'] });
+const testMessageFlag = z
+  .boolean()
+  .optional()
+  .meta({ description: 'Only on test events sent from the dashboard (then `message_id` is all zeros).' });
+
+/** `sms.sent` data: a message sent through POST /sms/send reached its final status with the carrier. */
+export const smsSentDataSchema = z
+  .object({
+    message_id: messageId,
+    direction: z.literal('outgoing').meta({ description: 'Webhook spelling of outbound, as for calls.' }),
+    assistant_id: z.uuid(),
+    from: e164,
+    to: e164,
+    status: z.enum(['delivered', 'undelivered', 'failed']).meta({
+      description:
+        '`delivered`: the carrier confirmed it; `undelivered`: the carrier could not deliver it; `failed`: it was never sent.',
+    }),
+    error_code: z.string().nullable().meta({
+      description:
+        "The carrier's error code for undelivered and failed (Twilio's numbering: 30003–30008, …).",
+    }),
+    error_message: z.string().nullable().meta({ description: 'One sentence on error_code.' }),
+    segments: z.number().int().meta({ description: 'Segments billed (a concatenated message is several).' }),
+    cost: z.number().meta({ description: 'USD; 0 when it failed.' }),
+    external_id: z
+      .string()
+      .nullable()
+      .meta({ description: 'The reference given to POST /sms/send, null when none was.' }),
+    metadata: z
+      .record(z.string(), z.unknown())
+      .nullable()
+      .meta({ description: 'The metadata given to POST /sms/send, null when none was.' }),
+    queued_at: instant.meta({ description: 'When POST /sms/send accepted it.' }),
+    sent_at: instant.nullable().meta({ description: 'When the carrier took it; null when it never did.' }),
+    completed_at: instant.meta({ description: 'When the final status was reported.' }),
+    test: testMessageFlag,
+  })
+  .meta({ id: 'SmsSentData' });
+
+/** `sms.received` data: someone texted one of an assistant's numbers. */
+export const smsReceivedDataSchema = z
+  .object({
+    message_id: messageId,
+    direction: z.literal('incoming').meta({ description: 'Webhook spelling of inbound, as for calls.' }),
+    assistant_id: z.uuid(),
+    from: e164,
+    to: e164,
+    body: z.string(),
+    segments: z.number().int(),
+    received_at: instant,
+    test: testMessageFlag,
+  })
+  .meta({ id: 'SmsReceivedData' });
+
 const envelope = <E extends EventType, D extends z.ZodType>(event: E, data: D, id: string) =>
   z
     .object({
       id: z.uuid().meta({ description: 'Event id, stable across retries: de-duplicate on it.' }),
       event: z.literal(event),
       timestamp: instant.meta({ description: 'When the event happened (ISO-8601 UTC).' }),
-      sequence: z
-        .number()
-        .int()
-        .meta({ description: '1, 2, 3… per call: order the events of one call by it.' }),
+      sequence: z.number().int().meta({
+        description:
+          "1, 2, 3… per call: order the events of one call by it (a text message's one event is 1).",
+      }),
       livemode: z
         .boolean()
         .meta({ description: "False for an event of test mode (a `svc_test_` key's call or subscription)." }),
@@ -118,4 +173,6 @@ export const eventEnvelopeSchemas = {
     callTranscriptReadyDataSchema,
     'CallTranscriptReadyEvent',
   ),
+  'sms.received': envelope('sms.received', smsReceivedDataSchema, 'SmsReceivedEvent'),
+  'sms.sent': envelope('sms.sent', smsSentDataSchema, 'SmsSentEvent'),
 } satisfies Record<EventType, z.ZodType>;

@@ -22,6 +22,31 @@ export async function recordEvent(tx: Database, event: NewEvent): Promise<EventR
   return row;
 }
 
+export type NewMessageEvent = {
+  customerId: string;
+  type: 'sms.sent' | 'sms.received';
+  messageId: string;
+  livemode: boolean;
+  data: Record<string, unknown>;
+  occurredAt: Date;
+};
+
+/**
+ * Records a text message's event and its outbox rows, in the transaction that made the change it reports. A message
+ * has one event (`sms.sent` at its final status, `sms.received` on arrival): its sequence is 1.
+ */
+export async function recordMessageEvent(tx: Database, e: NewMessageEvent): Promise<void> {
+  await sql`
+    with ev as (
+      insert into events (id, customer_id, type, call_id, message_id, sequence, data, occurred_at, livemode)
+      values (${newUuid()}, ${e.customerId}, ${e.type}, null, ${e.messageId}, 1, ${JSON.stringify(e.data)}::jsonb,
+        ${e.occurredAt.toISOString()}::timestamptz, ${e.livemode})
+      returning *
+    ),
+    ${outboxOfInsertedEvents()}
+    select (select count(*) from notified) as notified`.execute(tx);
+}
+
 /**
  * Records events in the order given, with their outbox rows, in one statement: each call's counter is taken once
  * for all of its events (locking the call row, so the events of one call get gap-free, ordered numbers), then the

@@ -50,18 +50,23 @@ describe('webhook subscriptions API (spec 4.8-4.10)', () => {
     assert.equal(new Set(results.map((r) => r.body.id)).size, 1);
   });
 
-  it('refuses bad events: empty, unknown, and sms.* (announced, not delivered)', async () => {
+  it('refuses bad events (empty, unknown) and takes sms.* since SMS shipped', async () => {
     const { key } = await newCustomer(t);
     const empty = await t.request('POST', PATH, { key, body: { url: URL_A, events: [] } });
     assert.equal(empty.status, 422);
     const bad = await t.request('POST', PATH, {
       key,
-      body: { url: URL_A, events: ['sms.received', 'call.started'] },
+      body: { url: URL_A, events: ['sms.received', 'call.started', 'sms.delivered'] },
     });
     assert.equal(bad.status, 422);
     assert.equal(bad.body.issues.length, 2);
-    assert.match(bad.body.issues[0].message, /later release/);
-    assert.deepEqual(bad.body.issues[1].path, ['body', 'events', '1']);
+    assert.deepEqual(bad.body.issues[0].path, ['body', 'events', '1']);
+    assert.match(bad.body.issues[0].message, /Unknown event "call.started"/);
+    const sms = await t.request('POST', PATH, {
+      key,
+      body: { url: URL_A, events: ['sms.received', 'sms.sent'] },
+    });
+    assert.equal(sms.status, 201, sms.text);
   });
 
   it('refuses targets that are not public https URLs', async () => {

@@ -118,7 +118,11 @@ export const webhookEventsPageSchema = z
         data: z
           .record(z.string(), z.unknown())
           .meta({ description: 'As delivered; see the `webhooks` section.' }),
-        call_id: z.uuid().nullable(),
+        call_id: z.uuid().nullable().meta({ description: 'The call of a `call.*` event; null for `sms.*`.' }),
+        message_id: z
+          .string()
+          .nullable()
+          .meta({ description: 'The text message of an `sms.*` event; null for `call.*`.' }),
         deliveries: z.array(
           z.object({
             id: z.uuid(),
@@ -158,6 +162,7 @@ export const webhookEventsPageSchema = z
               duration_seconds: 126,
             },
             call_id: '1d5a3c9e-8f0b-4e6a-9c2d-7b1e4f3a6c58',
+            message_id: null,
             deliveries: [
               {
                 id: '2b7d4e1a-9c3f-4a8b-b6d5-0e1f2a3b4c5d',

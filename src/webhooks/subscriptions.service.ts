@@ -15,8 +15,6 @@ import {
 } from './subscription-actions.ts';
 import * as repo from './subscriptions.repository.ts';
 
-export const ANNOUNCED_EVENTS = ['sms.received', 'sms.sent'];
-
 export type SubscriptionsDeps = {
   db: Database;
   clock: Clock;
@@ -32,10 +30,12 @@ function checkEvents(events: readonly string[]): Issue[] {
   if (events.length === 0) return [{ path: ['body', 'events'], message: 'Subscribe to at least one event.' }];
   return events.flatMap((e, i): Issue[] => {
     if ((EVENT_TYPES as readonly string[]).includes(e)) return [];
-    const message = ANNOUNCED_EVENTS.includes(e)
-      ? `"${e}" is announced for a later release and cannot be subscribed to yet.`
-      : `Unknown event "${e}"; one of ${EVENT_TYPES.join(', ')}.`;
-    return [{ path: ['body', 'events', String(i)], message }];
+    return [
+      {
+        path: ['body', 'events', String(i)],
+        message: `Unknown event "${e}"; one of ${EVENT_TYPES.join(', ')}.`,
+      },
+    ];
   });
 }
 

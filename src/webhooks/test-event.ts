@@ -12,6 +12,8 @@ import { findLive } from './subscriptions.repository.ts';
 
 /** The call id of every test event: no real call has it. */
 export const TEST_CALL_ID = '00000000-0000-4000-8000-000000000000';
+/** The message id of every test `sms.*` event: no real message has it. */
+export const TEST_MESSAGE_ID = 'sms_000000000000000000000000';
 
 const isEventType = (s: string): s is EventType => (EVENT_TYPES as readonly string[]).includes(s);
 
@@ -19,6 +21,40 @@ const isEventType = (s: string): s is EventType => (EVENT_TYPES as readonly stri
 export function sampleData(type: EventType, at: Date): Record<string, unknown> {
   const ended = at.toISOString();
   const started = new Date(at.getTime() - 95_000).toISOString();
+  const message = {
+    test: true,
+    message_id: TEST_MESSAGE_ID,
+    assistant_id: '00000000-0000-4000-8000-000000000001',
+  };
+  if (type === 'sms.sent') {
+    return {
+      ...message,
+      direction: 'outgoing',
+      from: '+14155550100',
+      to: '+14155550123',
+      status: 'delivered',
+      error_code: null,
+      error_message: null,
+      segments: 1,
+      cost: 0.0079,
+      external_id: 'booking-1234',
+      metadata: { booking_id: 'b_1234' },
+      queued_at: new Date(at.getTime() - 4_000).toISOString(),
+      sent_at: new Date(at.getTime() - 3_000).toISOString(),
+      completed_at: ended,
+    };
+  }
+  if (type === 'sms.received') {
+    return {
+      ...message,
+      direction: 'incoming',
+      from: '+14155550123',
+      to: '+14155550100',
+      body: 'Yes, 3 pm works for me.',
+      segments: 1,
+      received_at: ended,
+    };
+  }
   const common = {
     test: true,
     call_id: TEST_CALL_ID,

@@ -19,6 +19,7 @@ export async function listEventRows(db: Database, f: EventListFilter, start: Eve
       'e.id',
       'e.type',
       'e.call_id',
+      'e.message_id',
       'e.sequence',
       'e.data',
       'e.occurred_at',
@@ -73,7 +74,7 @@ export async function scheduleRedelivery(
     join events e on e.customer_id = s.customer_id and e.type = any (s.events)
     where s.id = ${q.subscriptionId} and s.customer_id = ${q.customerId} and s.deleted_at is null
       ${q.eventId ? sql`and e.id = ${q.eventId}` : sql``}
-      ${q.since ? sql`and e.occurred_at >= ${q.since} and e.call_id is not null` : sql``}
+      ${q.since ? sql`and e.occurred_at >= ${q.since} and (e.call_id is not null or e.message_id is not null)` : sql``}
       and not exists (
         select 1 from webhook_deliveries d
         where d.event_id = e.id and d.subscription_id = s.id and d.status = 'pending')

@@ -54,6 +54,7 @@ export function createWebhookEventsService(deps: { db: Database; clock: Clock; s
         data: page.map((e) => ({
           ...envelopeOf(e),
           call_id: e.call_id,
+          message_id: e.message_id,
           deliveries: deliveries
             .filter((d) => d.event_id === e.id)
             .map((d) => ({

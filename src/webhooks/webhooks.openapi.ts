@@ -6,10 +6,12 @@ import { sampleData } from './test-event.ts';
 export function payloadExample(event: EventType): Record<string, unknown> {
   const at = new Date('2026-11-21T10:02:15.000Z');
   const { test: _test, ...sample } = sampleData(event, at);
-  // The ids of the Call example (calls.views.ts), so the examples of the reference tell of one call.
+  // The ids of the Call and Message examples (calls.views.ts, sms.views.ts), so the reference tells of one each.
   const data = {
     ...sample,
-    call_id: '1d5a3c9e-8f0b-4e6a-9c2d-7b1e4f3a6c58',
+    ...('call_id' in sample
+      ? { call_id: '1d5a3c9e-8f0b-4e6a-9c2d-7b1e4f3a6c58' }
+      : { message_id: 'sms_4f0c2a9e7b1d3c5a6e8f0b2d' }),
     assistant_id: '7c0e2b8a-3f4d-4b6e-8a1c-5d9f2e7b3a10',
     ...('conversation_id' in sample ? { conversation_id: 'conv_8f2a61c0' } : {}),
   };
@@ -17,6 +19,8 @@ export function payloadExample(event: EventType): Record<string, unknown> {
     'call.completed': '6f1c2b9e-5d4a-4c3b-9a8f-7e6d5c4b3a21',
     'call.insight.received': '0c9d8e7f-6a5b-4c3d-9e2f-1a0b9c8d7e6f',
     'call.transcript.ready': '5e4d3c2b-1a09-4f8e-8d7c-6b5a49382716',
+    'sms.received': '9a8b7c6d-5e4f-4a3b-8c2d-1e0f9a8b7c6d',
+    'sms.sent': '3c2b1a09-8f7e-4d6c-9b5a-4e3d2c1b0a98',
   }[event];
   return envelopeOf({ id, type: event, occurred_at: at, sequence: 1, livemode: true, data });
 }
@@ -31,6 +35,13 @@ const WHEN: Record<EventType, string> = {
   'call.transcript.ready':
     'Once the full transcript is ready and stored, typically within 30 seconds of `call.completed` (retried ' +
     'with backoff for about 2 hours). Only while an active `call.transcript.ready` subscription exists.',
+  'sms.received':
+    "When someone texts one of an assistant's numbers. A message to a number no assistant has is not delivered. " +
+    'A recipient replying STOP (or START) is delivered too, and also opts them out (back in).',
+  'sms.sent':
+    'When a message sent with POST /sms/send reaches its final status with the carrier: `delivered`, ' +
+    '`undelivered` or `failed` (with the carrier’s error code and a sentence). Once per message, however many ' +
+    'times the carrier reports it.',
 };
 
 const SIGNING = `Verify before trusting the body: \`X-Svc-Signature-256\` is the hex HMAC-SHA256 of

@@ -19,6 +19,7 @@ import * as customerOutboundLimits from './20261126_0130_customer_outbound_limit
 import * as serverSecretFingerprint from './20261126_0300_server_secret_fingerprint.ts';
 import * as testMode from './20261126_0400_test_mode.ts';
 import * as dashboardTestView from './20261126_0410_dashboard_test_view.ts';
+import * as sms from './20261127_0500_sms.ts';
 
 /** Every migration, by name; names sort in the order they run. */
 export const migrations: Record<string, Migration> = {
@@ -42,4 +43,5 @@ export const migrations: Record<string, Migration> = {
   '20261126_0300_server_secret_fingerprint': serverSecretFingerprint,
   '20261126_0400_test_mode': testMode,
   '20261126_0410_dashboard_test_view': dashboardTestView,
+  '20261127_0500_sms': sms,
 };

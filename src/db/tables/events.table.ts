@@ -1,6 +1,12 @@
 import type { Generated, Selectable } from 'kysely';
 
-export const EVENT_TYPES = ['call.completed', 'call.insight.received', 'call.transcript.ready'] as const;
+export const EVENT_TYPES = [
+  'call.completed',
+  'call.insight.received',
+  'call.transcript.ready',
+  'sms.received',
+  'sms.sent',
+] as const;
 export type EventType = (typeof EVENT_TYPES)[number];
 
 export interface EventsTable {
@@ -8,6 +14,8 @@ export interface EventsTable {
   customer_id: string;
   type: EventType;
   call_id: string | null;
+  /** The text message of an `sms.*` event (then `call_id` is null). */
+  message_id: Generated<string | null>;
   sequence: number;
   /** The `data` object of the webhook envelope, exactly as delivered. */
   data: unknown;

@@ -8,8 +8,11 @@ export interface IdempotencyKeysTable {
   /** SHA-256 of the canonical JSON of the request body. */
   request_hash: string;
   state: IdempotencyState;
-  /** The call id this key places; a retry after a provider failure reuses it (the provider dedupes on it). */
-  call_id: string;
+  /**
+   * The call id (a uuid) or message id (`sms_…`) this key makes; a retry after a provider failure reuses it (the
+   * provider dedupes on it).
+   */
+  resource_id: string;
   response_status: number | null;
   /** The JSON body exactly as first sent, so a replay is byte for byte the same. */
   response_body: string | null;
@@ -18,8 +21,10 @@ export interface IdempotencyKeysTable {
 }
 export type IdempotencyRow = Selectable<IdempotencyKeysTable>;
 
+/** One row per API-placed call or API-sent message (exactly one of `call_id`, `message_id`). */
 export interface SpendReservationsTable {
-  call_id: string;
+  call_id: string | null;
+  message_id: string | null;
   api_key_id: string;
   customer_id: string;
   /** UTC day of placement, as YYYY-MM-DD. */

@@ -24,3 +24,17 @@ export interface SimulatorCallsTable {
   ends_at: Date;
 }
 export type SimulatorCallRow = Selectable<SimulatorCallsTable>;
+
+/** One outbound text message as the built-in simulator holds it, with the statuses it will report. */
+export interface SimulatorMessagesTable {
+  provider_message_id: string;
+  account: string;
+  /** Our message id: sending the same one twice answers the first. */
+  message_id: string;
+  to_number: string;
+  /** jsonb: the planned status reports, each at its instant (sms-simulator.ts `PlannedStatus`). */
+  steps: unknown;
+  next_step: Generated<number>;
+  next_at: Date | null;
+  created_at: Date;
+}
