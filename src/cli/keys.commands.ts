@@ -1,7 +1,7 @@
 import type { Command } from 'commander';
 import { AppError } from '../errors/index.ts';
 import type { KeyView } from '../keys/index.ts';
-import { AUTOMATION_PRESET, GRANTABLE_SCOPES } from '../keys/scopes.ts';
+import { AUTOMATION_PRESET, SCOPES } from '../keys/scopes.ts';
 import { type Cli, csv, listed, output } from './context.ts';
 
 /** What the key can call and spend; where its stored values are wider than its customer's limits, those too. */
@@ -16,7 +16,7 @@ const line = (k: KeyView) =>
 
 function scopesFrom(opts: { scopes?: string; preset?: string }): string[] {
   if (opts.preset === 'automation') return [...AUTOMATION_PRESET];
-  if (opts.preset === 'all') return [...GRANTABLE_SCOPES];
+  if (opts.preset === 'all') return [...SCOPES];
   if (opts.preset)
     throw new AppError('input.invalid', `Unknown preset "${opts.preset}" (use automation or all).`);
   return csv(opts.scopes ?? '');
@@ -30,7 +30,7 @@ export function registerKeyCommands(program: Command, cli: Cli): void {
     .description('Create a key and print its value once')
     .requiredOption('--customer <customerId>', 'owning customer')
     .requiredOption('--name <name>', 'label')
-    .option('--scopes <list>', `comma-separated: ${GRANTABLE_SCOPES.join(',')}`)
+    .option('--scopes <list>', `comma-separated: ${SCOPES.join(',')}`)
     .option('--preset <preset>', 'automation (read_assistants,read_calls,manage_webhooks) or all')
     .option('--expires-at <iso>', 'expiry time (ISO-8601)')
     .option(

@@ -7,6 +7,7 @@ import { registerKeyCommands } from './keys.commands.ts';
 import { registerProviderCommands } from './provider.commands.ts';
 import { registerSeedCommand } from './seed.commands.ts';
 import { registerServerSecretCommands } from './server-secret.commands.ts';
+import { registerSmsCommands } from './sms.commands.ts';
 import { registerUserCommands } from './users.commands.ts';
 import { registerWebhookCommands } from './webhooks.commands.ts';
 
@@ -39,6 +40,7 @@ export function registerOperatorCommands(program: Command, cli: Cli): Command {
   registerAssistantCommands(program, cli);
   registerCallCommands(program, cli);
   registerProviderCommands(program, cli);
+  registerSmsCommands(program, cli);
   registerWebhookCommands(program, cli);
   registerSeedCommand(program, cli);
   registerUserCommands(program, cli);

@@ -6,17 +6,35 @@ export function registerProviderCommands(program: Command, cli: Cli): void {
   provider
     .command('check')
     .description(
-      'PROVIDER=elevenlabs: check the API key, the webhook secret and every assistant link with ElevenLabs',
+      'PROVIDER=elevenlabs: check the API key, the webhook secret and every assistant link with ElevenLabs; ' +
+        'SMS_PROVIDER=twilio: check the account and which of its numbers can text',
     )
     .option('--json', 'print JSON')
     .action((opts: { json?: boolean }) =>
       cli.withRuntime(async ({ services }) => {
-        const { elevenlabs } = services;
-        if (!elevenlabs) {
-          cli.io.err('PROVIDER is not elevenlabs in this environment: there is no provider to check.\n');
+        const { elevenlabs, twilio } = services;
+        if (!elevenlabs && !twilio) {
+          cli.io.err(
+            'PROVIDER is not elevenlabs and SMS_PROVIDER is not twilio in this environment: there is no provider to check.\n',
+          );
           cli.io.exitCode = 1;
           return;
         }
+        if (twilio) {
+          const check = await twilio.check();
+          output(cli, opts, { twilio: check }, () =>
+            [
+              check.state === 'ok'
+                ? `✓ Twilio answers the account's credentials${check.detail ? ` (${check.detail})` : ''}`
+                : `✗ Twilio: ${check.state}${check.detail ? `: ${check.detail}` : ''}`,
+              check.smsNumbers.length > 0
+                ? `  numbers that can text: ${check.smsNumbers.join(', ')}`
+                : '  no number of the account can text',
+            ].join('\n'),
+          );
+          if (check.state !== 'ok') cli.io.exitCode = 1;
+        }
+        if (!elevenlabs) return;
         const report = await elevenlabs.checkSetup();
         const wrong =
           (report.key ? 1 : 0) +

@@ -5,6 +5,7 @@ import type { Clock } from '../clock.ts';
 import { AppError } from '../errors/index.ts';
 import type { KeysService } from '../keys/index.ts';
 import type { RateLimiter } from '../rate-limit/index.ts';
+import type { SmsService } from '../sms/index.ts';
 import type { TranscriptsService } from '../transcripts/index.ts';
 import type { SubscriptionsService, WebhookEventsService } from '../webhooks/index.ts';
 import type { DashboardServices } from './dashboard.services.ts';
@@ -39,6 +40,8 @@ export type DashboardDomain = {
   agentLinks: { agentLinks(assistantIds: string[]): Promise<AgentLinks> };
   calls: CallsService;
   keys: KeysService;
+  /** Text messages, sent and received (the messages pages). */
+  sms: SmsService;
   transcripts: TranscriptsService;
   subscriptions: SubscriptionsService;
   webhookEvents: WebhookEventsService;

@@ -191,8 +191,11 @@ describe('dashboard in a real browser', { skip: browserSkip }, () => {
     await page.locator('#scope-read_assistants').check();
     await page.locator('#scope-read_calls').check();
     await page.locator('#scope-manage_webhooks').uncheck();
-    assert.equal(await page.locator('#scope-send_sms').isDisabled(), true, 'send_sms is not selectable');
-    assert.match((await page.locator('label[for="scope-send_sms"]').textContent()) ?? '', /Coming soon/);
+    assert.equal(
+      await page.locator('#scope-send_sms').isDisabled(),
+      false,
+      'send_sms is a scope like the others',
+    );
     await page.getByLabel(/Daily outbound spend cap/).fill('25.50');
     await page.getByLabel('Countries for outbound calls').fill('US, CA');
     await page.getByRole('button', { name: 'Create key' }).click();

@@ -13,7 +13,9 @@ import {
   WIDE,
 } from '../testing/browser.ts';
 import { TEST_PASSWORD } from '../testing/dashboard.fixtures.ts';
+import { advance } from '../testing/outbound.fixtures.ts';
 import { type Receiver, startReceiver } from '../testing/receiver.ts';
+import { UNDELIVERED } from '../testing/sms.fixtures.ts';
 import { startTestApp, type TestApp } from '../testing/test-app.ts';
 import { emitEvent, testWorker } from '../testing/webhook.fixtures.ts';
 import type { DeliveryWorker } from '../webhooks/delivery-worker.ts';
@@ -47,6 +49,7 @@ describe('dashboard pages at 1280 and 390 px', { skip: browserSkip }, () => {
   let idleKeyId = '';
   let frenchCallId = '';
   let attemptId = '';
+  let messageId = '';
   const email = `pages-${Date.now()}@example.com`;
 
   const go = (path: string) => page.goto(t.url + path);
@@ -99,6 +102,27 @@ describe('dashboard pages at 1280 and 390 px', { skip: browserSkip }, () => {
       .where('subscription_id', '=', subscriptionId)
       .executeTakeFirstOrThrow();
     attemptId = String(attempt.id);
+
+    // Text messages sent with the demo key: one delivered (a long body over several lines), one undelivered.
+    const reminders = (await t.services.assistants.listAssistants(customerId, { limit: 100 })).data.find(
+      (a) => a.name === 'Reminders',
+    );
+    assert.ok(reminders);
+    for (const [to, body] of [
+      [
+        '+14155550199',
+        'Hi Sam, this is Demo Dental Group.\nYour cleaning is on Friday at 9:30 am with Dr. Patel.\nReply YES to confirm or call us to change it.',
+      ],
+      [UNDELIVERED, 'Your appointment is tomorrow at 2 pm.'],
+    ]) {
+      const sent = await t.request('POST', '/api/v1/sms/send', {
+        key: demo.secret,
+        body: { assistant_id: reminders.id, to_number: to, body, metadata: { patient_id: 'p_1042' } },
+      });
+      assert.equal(sent.status, 201, sent.text);
+      messageId ||= sent.body.id;
+    }
+    await advance(t, 5);
 
     browser = await launchBrowser();
     context = await browser.newContext({ ignoreHTTPSErrors: true, viewport: WIDE });
@@ -255,6 +279,7 @@ describe('dashboard pages at 1280 and 390 px', { skip: browserSkip }, () => {
       `/dashboard/webhooks/${subscriptionId}/delete`,
       `/dashboard/webhooks/${subscriptionId}/attempts/${attemptId}`,
       `/dashboard/calls/${frenchCallId}`,
+      `/dashboard/messages/${messageId}`,
     ]) {
       await go(path);
       const text = ((await page.locator('.crumbs').textContent()) ?? '').trim();
@@ -263,7 +288,7 @@ describe('dashboard pages at 1280 and 390 px', { skip: browserSkip }, () => {
     }
   });
 
-  it('demo data: a French call greets in French, and outbound cost by country agrees with the spend per key', async () => {
+  it('demo data: a French call greets in French, and outbound cost by country agrees with the calls part of the spend per key', async () => {
     for (const [name, size] of WIDTHS) {
       await page.setViewportSize(size);
       await go(`/dashboard/calls/${frenchCallId}`);
@@ -278,10 +303,12 @@ describe('dashboard pages at 1280 and 390 px', { skip: browserSkip }, () => {
     assert.match(transcript, /Bonjour/);
     assert.doesNotMatch(transcript, /\bthere\b/);
     await go('/dashboard/usage');
-    const keySpend = (await page.locator('#spend-total').textContent())?.trim();
+    const callSpend = (await page.locator('#spend-calls-total').textContent())?.trim();
     const countrySpend = (await page.locator('#country-key-spend-total').textContent())?.trim();
-    assert.ok(keySpend && keySpend !== '$0.00', `spend per key: ${keySpend}`);
-    assert.equal(countrySpend, keySpend);
+    assert.ok(callSpend && callSpend !== '$0.00', `spend per key on calls: ${callSpend}`);
+    assert.equal(countrySpend, callSpend);
+    const messageSpend = (await page.locator('#spend-messages-total').textContent())?.trim();
+    assert.equal(messageSpend, '$0.02', 'two text messages of one segment, both billed');
   });
 
   it('every page passes an axe audit (WCAG 2.1 A and AA) at 1280 and 390 px', async () => {
@@ -334,6 +361,9 @@ describe('dashboard pages at 1280 and 390 px', { skip: browserSkip }, () => {
       ['calls', () => go('/dashboard/calls')],
       ['calls-errors', () => go('/dashboard/calls?from=yesterday')],
       ['call', () => go(`/dashboard/calls/${frenchCallId}`)],
+      ['messages', () => go('/dashboard/messages')],
+      ['messages-errors', () => go('/dashboard/messages?assistant_id=someone')],
+      ['message', () => go(`/dashboard/messages/${messageId}`)],
       ['assistants', () => go('/dashboard/assistants')],
       ['usage', () => go('/dashboard/usage')],
       // The test view (its switch and its amber band), then back to live for the pages after it.

@@ -24,7 +24,7 @@ describe('dashboard API keys', () => {
     return client.post('/dashboard/keys', { _csrf: client.csrf(), ...form });
   }
 
-  it('offers every scope, the automation preset, and send_sms as coming soon (disabled)', async () => {
+  it('offers every scope, send_sms included since SMS shipped, and the automation preset', async () => {
     const page = await client.get('/dashboard/keys/new');
     for (const s of [
       'read_assistants',
@@ -32,11 +32,11 @@ describe('dashboard API keys', () => {
       'read_analytics',
       'outbound_calls',
       'manage_webhooks',
+      'send_sms',
     ]) {
       assert.match(page.text, new RegExp(`id="scope-${s}" name="scopes" value="${s}"(?! disabled)`));
     }
-    assert.match(page.text, /id="scope-send_sms" name="scopes" value="send_sms" disabled/);
-    assert.match(page.text, /Coming soon/);
+    assert.doesNotMatch(page.text, /Coming soon/);
     assert.match(page.text, /id="preset-automation" name="preset" value="automation" checked/);
   });
 
@@ -74,7 +74,7 @@ describe('dashboard API keys', () => {
     const res = await create({
       name: '  ',
       preset: 'custom',
-      scopes: ['read_calls', 'send_sms'],
+      scopes: ['read_calls', 'admin'],
       daily_spend_cap_usd: '12.345',
       allowed_countries: 'US, XX',
       expires_at: 'soon',
@@ -84,14 +84,14 @@ describe('dashboard API keys', () => {
     const second = await create({
       name: '  ',
       preset: 'custom',
-      scopes: ['read_calls', 'send_sms'],
+      scopes: ['read_calls', 'admin'],
       daily_spend_cap_usd: '12.345',
       allowed_countries: 'US, XX',
     });
     assert.equal(second.status, 422);
     for (const m of [
       /Name must not be empty/,
-      /send_sms.*not yet available/,
+      /Unknown scope &quot;admin&quot;/,
       /at most 2 decimals/,
       /Unknown country code &quot;XX&quot;/,
     ]) {
@@ -124,7 +124,7 @@ describe('dashboard API keys', () => {
     assert.equal((await t.request('GET', '/api/v1/assistants', { key: secret })).status, 200);
     const smuggled = await client.post(`/dashboard/keys/${keyId}/scopes`, {
       _csrf: client.csrf(),
-      scopes: ['read_calls', 'send_sms'],
+      scopes: ['read_calls', 'root'],
     });
     assert.equal(smuggled.status, 422);
     assert.deepEqual((await t.services.keys.getKey(customerId, keyId)).scopes, ['read_assistants']);

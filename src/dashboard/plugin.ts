@@ -20,6 +20,7 @@ import {
 } from './context.ts';
 import { field, readForm, sameToken } from './forms.ts';
 import { registerKeysRoutes } from './keys.routes.ts';
+import { registerMessagesRoutes } from './messages.routes.ts';
 import { registerUsageRoutes } from './usage.routes.ts';
 import { errorPage } from './views/layout.ts';
 import { registerWebhooksRoutes } from './webhooks.routes.ts';
@@ -193,6 +194,7 @@ export async function registerDashboard(app: FastifyInstance, options: Dashboard
       registerKeysRoutes(dash, ctx);
       registerWebhooksRoutes(dash, ctx);
       registerCallsRoutes(dash, ctx);
+      registerMessagesRoutes(dash, ctx);
       registerUsageRoutes(dash, ctx);
     },
     { prefix: DASHBOARD_PREFIX },

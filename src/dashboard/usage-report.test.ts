@@ -7,7 +7,7 @@ import { generateCalls } from '../demo/call-generator.ts';
 import { insertReservation } from '../outbound/spend.repository.ts';
 import { rng } from '../provider/random.ts';
 import { newCustomer, startTestApp, type TestApp } from '../testing/test-app.ts';
-import { addMoney } from './usage-report.ts';
+import { addMoney, subtractMoney } from './usage-report.ts';
 
 const DAY = 86_400_000;
 
@@ -92,6 +92,7 @@ describe('usage report', () => {
       report.spend.map((x) => x.amountUsd).reduce(addMoney, '0'),
       'the same total as the spend per key',
     );
+    assert.equal(report.callSpendUsd, '8.7345', 'all of it calls: no text messages');
     const theirs = await t.services.dashboard.usage.report(other.customerId, 7);
     assert.deepEqual([theirs.spend, theirs.countries], [[], []], 'nothing of another customer');
   });
@@ -99,5 +100,7 @@ describe('usage report', () => {
     assert.equal(addMoney('0.1', '0.2'), '0.3000');
     assert.equal(addMoney('12.3456', '0'), '12.3456');
     assert.equal(addMoney('99999999.9999', '0.0001'), '100000000.0000');
+    assert.equal(subtractMoney('3.2345', '1.2345'), '2.0000');
+    assert.equal(subtractMoney('1', '1.0001'), '0.0000', 'never below zero');
   });
 });

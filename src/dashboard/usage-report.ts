@@ -5,21 +5,30 @@ import { ledgeredCalls, spendByCall, spendByKeyAndDay } from '../outbound/index.
 import { checkE164 } from '../phone.ts';
 import type { KeyDayCount, UsageService } from '../usage/index.ts';
 
-/** Sums decimal strings with 4 decimals exactly (money never goes through floating point here). */
-export function addMoney(a: string, b: string): string {
-  const toUnits = (s: string) => {
-    const [whole = '0', frac = ''] = s.split('.');
-    return BigInt(whole) * 10_000n + BigInt(`${frac}0000`.slice(0, 4));
-  };
-  const units = toUnits(a) + toUnits(b);
-  return `${units / 10_000n}.${String(units % 10_000n).padStart(4, '0')}`;
-}
+/** A non-negative decimal string in units of 1/10,000, and back: money never goes through floating point here. */
+const moneyUnits = (s: string): bigint => {
+  const [whole = '0', frac = ''] = s.split('.');
+  return BigInt(whole) * 10_000n + BigInt(`${frac}0000`.slice(0, 4));
+};
+const fromUnits = (units: bigint): string => `${units / 10_000n}.${String(units % 10_000n).padStart(4, '0')}`;
+
+/** Sums decimal strings with 4 decimals exactly. */
+export const addMoney = (a: string, b: string): string => fromUnits(moneyUnits(a) + moneyUnits(b));
+
+/** `a − b`, never below zero (amounts of one ledger read at two moments may cross). */
+export const subtractMoney = (a: string, b: string): string => {
+  const units = moneyUnits(a) - moneyUnits(b);
+  return fromUnits(units > 0n ? units : 0n);
+};
 
 export type UsageReport = {
   /** UTC days, newest first. */
   days: string[];
   requests: KeyDayCount[];
+  /** The outbound ledger per key per day: calls placed and text messages sent with the key. */
   spend: { keyId: string; day: string; amountUsd: string }[];
+  /** The part of `spend` that is calls (their ledger amounts); the rest is text messages. */
+  callSpendUsd: string;
   /**
    * Outbound calls of the period per destination country: all of them; those placed with an API key and their
    * amount in the outbound ledger (what `spend` counts); the recorded cost of the others (placed without a key).
@@ -40,11 +49,11 @@ export function createUsageReports(deps: { db: Database; clock: Clock; usage: Us
   const { db, clock } = deps;
 
   /** Outbound calls of the period by country: ledger amounts for those placed with a key, recorded cost else. */
-  async function countriesSince(customerId: string, fromDay: string): Promise<CountryRow[]> {
-    const [keyed, recent] = await Promise.all([
-      spendByCall(db, customerId, fromDay),
-      outboundCallsSince(db, customerId, new Date(`${fromDay}T00:00:00.000Z`)),
-    ]);
+  async function countriesOf(
+    customerId: string,
+    keyed: { callId: string; amountUsd: string }[],
+    recent: Awaited<ReturnType<typeof outboundCallsSince>>,
+  ): Promise<CountryRow[]> {
     const [numbers, ledgered] = await Promise.all([
       destinationsOf(
         db,
@@ -95,12 +104,15 @@ export function createUsageReports(deps: { db: Database; clock: Clock; usage: Us
         utcDay(new Date(now.getTime() - i * 86_400_000)),
       );
       const fromDay = dayList[dayList.length - 1] ?? utcDay(now);
-      const [requests, spend, countries] = await Promise.all([
+      const [requests, spend, keyed, recent] = await Promise.all([
         deps.usage.requestsSince(customerId, fromDay),
         spendByKeyAndDay(db, customerId, fromDay),
-        countriesSince(customerId, fromDay),
+        spendByCall(db, customerId, fromDay),
+        outboundCallsSince(db, customerId, new Date(`${fromDay}T00:00:00.000Z`)),
       ]);
-      return { days: dayList, requests, spend, countries };
+      const countries = await countriesOf(customerId, keyed, recent);
+      const callSpendUsd = keyed.map((k) => k.amountUsd).reduce(addMoney, '0');
+      return { days: dayList, requests, spend, callSpendUsd, countries };
     },
   };
 }

@@ -60,9 +60,10 @@ describe('dashboard webhooks', () => {
     return client.get(location);
   };
 
-  it('adds an endpoint: sms events are shown as coming soon, bad URLs are refused with the reason', async () => {
+  it('adds an endpoint: sms events are offered like the call events, bad URLs are refused with the reason', async () => {
     const form = await client.get('/dashboard/webhooks/new');
-    assert.match(form.text, /id="event-sms.received" disabled/);
+    assert.match(form.text, /id="event-sms.received" name="events" value="sms.received"/);
+    assert.doesNotMatch(form.text, /Coming soon/);
     const bad = await client.post('/dashboard/webhooks', {
       _csrf: client.csrf(),
       url: 'ftp://x',

@@ -224,7 +224,7 @@ ${
     ? html`<p class="empty">No assistants yet.</p>`
     : html`<div class="table-wrap"><table class="cards">
   <caption class="visually-hidden">Your assistants (${p.total})</caption>
-  <thead><tr><th scope="col">Name</th><th scope="col">Language</th><th scope="col">Voice</th><th scope="col">Phone numbers</th><th scope="col">ElevenLabs agent</th><th scope="col">State</th><th scope="col">Calls</th></tr></thead>
+  <thead><tr><th scope="col">Name</th><th scope="col">Language</th><th scope="col">Voice</th><th scope="col">Phone numbers</th><th scope="col">ElevenLabs agent</th><th scope="col">State</th><th scope="col">Activity</th></tr></thead>
   <tbody>${p.assistants.map(
     (a) => html`<tr>
   <th scope="row">${a.name}${a.description ? html`<div class="small muted">${a.description}</div>` : ''}</th>
@@ -233,7 +233,7 @@ ${
   <td class="mono" data-label="Numbers">${a.phone_numbers.join(', ') || html`<span class="muted">none</span>`}</td>
   <td class="mono" data-label="ElevenLabs agent">${agentCell(p.agents.get(a.id))}</td>
   <td data-label="State">${a.is_active ? badge('Active', 'ok') : badge('Inactive', 'muted')}</td>
-  <td data-label=""><a href="/dashboard/calls?assistant_id=${a.id}">View calls<span class="visually-hidden"> of ${a.name}</span></a></td>
+  <td data-label=""><a href="/dashboard/calls?assistant_id=${a.id}">View calls<span class="visually-hidden"> of ${a.name}</span></a><br><a href="/dashboard/messages?assistant_id=${a.id}">View messages<span class="visually-hidden"> of ${a.name}</span></a></td>
 </tr>`,
   )}</tbody>
 </table></div>`

@@ -1,5 +1,5 @@
 import type { KeyView } from '../../keys/index.ts';
-import { AUTOMATION_PRESET, SCOPES, UNAVAILABLE_SCOPES } from '../../keys/index.ts';
+import { AUTOMATION_PRESET, SCOPES } from '../../keys/index.ts';
 import { type OutboundLimits, regionList } from '../../outbound-limits.ts';
 import { attr, html, type SafeHtml } from '../html.ts';
 import type { Flash } from '../sessions.service.ts';
@@ -42,7 +42,7 @@ export function keysListPage(p: {
 }): SafeHtml {
   const rows = p.keys.map(
     (k) => html`<tr>
-  <th scope="row"><a href="/dashboard/keys/${k.id}">${k.name}</a></th>
+  <th scope="row"><a href="/dashboard/keys/${k.id}">${k.name}</a><div class="small"><a href="/dashboard/messages?api_key_id=${k.id}">Messages<span class="visually-hidden"> sent with ${k.name}</span></a></div></th>
   <td data-label="Prefix"><code>${k.prefix}…</code></td>
   <td data-label="Scopes">${scopeList(k.scopes)}</td>
   <td data-label="Status">${statusBadge(k)}${p.graceEnds.has(k.id) ? html`<div class="small muted">previous value valid until ${time(p.graceEnds.get(k.id))}</div>` : ''}${narrowedNote(k)}</td>
@@ -73,14 +73,13 @@ ${
   });
 }
 
-/** Scope checkboxes; `send_sms` is shown as coming soon and cannot be selected. */
+/** Scope checkboxes. */
 export function scopeCheckboxes(selected: readonly string[], idPrefix: string): SafeHtml {
   return html`<ul class="checks">${SCOPES.map((s) => {
-    const soon = UNAVAILABLE_SCOPES.includes(s);
     const id = `${idPrefix}-${s}`;
     return html`<li>
-  <input type="checkbox" id="${id}" name="scopes" value="${s}"${attr('checked', !soon && selected.includes(s))}${attr('disabled', soon)}${soon ? html` aria-describedby="${id}-soon"` : ''}>
-  <label for="${id}"><code>${s}</code> <span class="muted">${SCOPE_HELP[s] ?? ''}</span>${soon ? html` <span class="badge badge-info" id="${id}-soon">Coming soon</span>` : ''}</label>
+  <input type="checkbox" id="${id}" name="scopes" value="${s}"${attr('checked', selected.includes(s))}>
+  <label for="${id}"><code>${s}</code> <span class="muted">${SCOPE_HELP[s] ?? ''}</span></label>
 </li>`;
   })}</ul>`;
 }
@@ -176,6 +175,7 @@ ${issuesBlock(p.issues)}
   <div><dt>Expires</dt><dd>${k.expires_at ? time(k.expires_at) : 'never'}</dd></div>
   <div><dt>Daily spend cap</dt><dd>${usd(k.effective_daily_spend_cap_usd)}${k.effective_daily_spend_cap_usd === k.daily_spend_cap_usd ? '' : html`<div class="small muted">Set to ${usd(k.daily_spend_cap_usd)}; your account's outbound limits allow at most ${usd(k.effective_daily_spend_cap_usd)}.</div>`}</dd></div>
   <div><dt>Outbound countries</dt><dd>${regionList(k.effective_allowed_countries)}${k.effective_allowed_countries.length === k.allowed_countries.length ? '' : html`<div class="small muted">Set to ${regionList(k.allowed_countries)}; your account's outbound limits leave only these.</div>`}</dd></div>
+  <div><dt>Text messages</dt><dd><a href="/dashboard/messages?api_key_id=${k.id}">Messages sent with this key</a></dd></div>
   ${k.revoked_at ? html`<div><dt>Revoked</dt><dd>${time(k.revoked_at)}</dd></div>` : ''}
   ${p.graceEnd ? html`<div><dt>Previous value</dt><dd>valid until ${time(p.graceEnd)} (rotation grace period)</dd></div>` : ''}
 </dl>

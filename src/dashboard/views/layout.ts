@@ -2,7 +2,7 @@ import { FAVICON_PATH } from '../../openapi/index.ts';
 import { html, type SafeHtml } from '../html.ts';
 import type { Flash } from '../sessions.service.ts';
 
-export type Nav = 'keys' | 'webhooks' | 'calls' | 'assistants' | 'usage' | null;
+export type Nav = 'keys' | 'webhooks' | 'calls' | 'messages' | 'assistants' | 'usage' | null;
 
 /** Who is signed in; `mode` is the view (live or test data), `testMode` whether the switch is offered. */
 export type PageUser = {
@@ -24,6 +24,7 @@ const NAV: { id: Exclude<Nav, null>; label: string; href: string }[] = [
   { id: 'keys', label: 'API keys', href: '/dashboard/keys' },
   { id: 'webhooks', label: 'Webhooks', href: '/dashboard/webhooks' },
   { id: 'calls', label: 'Calls', href: '/dashboard/calls' },
+  { id: 'messages', label: 'Messages', href: '/dashboard/messages' },
   { id: 'assistants', label: 'Assistants', href: '/dashboard/assistants' },
   { id: 'usage', label: 'Usage', href: '/dashboard/usage' },
 ];
@@ -91,7 +92,7 @@ export function page(p: {
 <a class="skip" href="#main">Skip to content</a>
 ${header}
 <main id="main" tabindex="-1">
-${p.user?.mode === 'test' ? html`<p class="test-banner">Viewing test data: test keys, test calls and test webhooks only. Nothing here reaches a phone or costs anything.</p>` : ''}
+${p.user?.mode === 'test' ? html`<p class="test-banner">Viewing test data: test keys, test calls, test messages and test webhooks only. Nothing here reaches a phone or costs anything.</p>` : ''}
 ${flashBlock(p.flash ?? null)}
 ${p.body}
 </main>

@@ -1,7 +1,7 @@
 import type { KeyView } from '../../keys/index.ts';
 import { attr, html, type SafeHtml } from '../html.ts';
 import type { UsageReport } from '../usage-report.ts';
-import { addMoney } from '../usage-report.ts';
+import { addMoney, subtractMoney } from '../usage-report.ts';
 import { usd } from './format.ts';
 import { statusBadge } from './keys.view.ts';
 import { type PageUser, page } from './layout.ts';
@@ -89,6 +89,7 @@ export function usagePage(p: {
   );
   const sum = (values: string[]) => values.reduce(addMoney, '0');
   const keySpendTotal = sum(report.spend.map((s) => s.amountUsd));
+  const messageSpend = subtractMoney(keySpendTotal, report.callSpendUsd);
   const countryKeySpend = sum(report.countries.map((c) => c.keySpendUsd));
   const otherCost = sum(report.countries.map((c) => c.otherCostUsd));
   const unkeyed = report.countries.reduce((n, c) => n + c.calls - c.keyCalls, 0);
@@ -123,7 +124,8 @@ export function usagePage(p: {
   }
 </section>
 <section aria-labelledby="spend-title">
-  <h2 id="spend-title">Outbound spend per key</h2>
+  <h2 id="spend-title">Outbound spend per key: calls and text messages</h2>
+  <p class="muted small" id="spend-note">What each key spent on the calls it placed and the text messages it sent, against its daily cap, which holds both. Over these days: calls <span id="spend-calls-total">${usd(report.callSpendUsd)}</span>, text messages <span id="spend-messages-total">${usd(messageSpend)}</span>.</p>
   ${
     keysShown.length === 0
       ? html`<p class="empty">No keys.</p>`
@@ -150,7 +152,7 @@ export function usagePage(p: {
   <tfoot><tr><th scope="row">All countries</th><td class="num">${report.countries.reduce((n, c) => n + c.calls, 0)}</td><td class="num">${report.countries.reduce((n, c) => n + c.keyCalls, 0)}</td><td class="num" id="country-cost-total">${usd(addMoney(countryKeySpend, otherCost))}</td></tr></tfoot>
 </table>`,
         )}
-<p class="small muted" id="country-note">The cost of calls placed with an API key is their amount in the outbound ledger, the same source as the spend per key above: <span id="country-key-spend-total">${usd(countryKeySpend)}</span> over these days in both (an estimate while a call runs, its cost once it is settled).${
+<p class="small muted" id="country-note">The cost of calls placed with an API key is their amount in the outbound ledger, the same source as the spend per key above, whose calls part it is: <span id="country-key-spend-total">${usd(countryKeySpend)}</span> over these days in both (an estimate while a call runs, its cost once it is settled). Text messages are not in this table.${
           unkeyed > 0
             ? html` The other ${usd(otherCost)} is the recorded cost of ${unkeyed} outbound call${unkeyed === 1 ? '' : 's'} placed without an API key (imported history), which count against no key's cap.`
             : ''

@@ -1,10 +1,5 @@
 import type { DeliveryLogRow, SubscriptionView } from '../../webhooks/index.ts';
-import {
-  ANNOUNCED_EVENTS,
-  AUTO_DISABLE_AFTER,
-  EVENT_TYPES,
-  FAILURES_NEAR_LIMIT,
-} from '../../webhooks/index.ts';
+import { AUTO_DISABLE_AFTER, EVENT_TYPES, FAILURES_NEAR_LIMIT } from '../../webhooks/index.ts';
 import { type DeliveryLogQuery, LOG_PAGE_SIZE } from '../dashboard.services.ts';
 import { attr, html, type SafeHtml } from '../html.ts';
 import type { Flash } from '../sessions.service.ts';
@@ -103,10 +98,6 @@ ${issuesBlock(p.issues)}
       ${EVENT_TYPES.map(
         (e) =>
           html`<li><input type="checkbox" id="event-${e}" name="events" value="${e}"${attr('checked', v.events.includes(e))}><label for="event-${e}"><code>${e}</code></label></li>`,
-      )}
-      ${ANNOUNCED_EVENTS.map(
-        (e) =>
-          html`<li><input type="checkbox" id="event-${e}" disabled><label for="event-${e}"><code>${e}</code> <span class="badge badge-info">Coming soon</span></label></li>`,
       )}
     </ul>
   </fieldset>
