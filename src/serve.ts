@@ -96,7 +96,7 @@ export async function serve(config: Config, opening: Promise<Storage>): Promise<
       : []),
     ...(seed
       ? [
-          `  demo customer ${seed.customerId}: ${seed.assistants} assistants, ${seed.calls} calls`,
+          `  demo customer ${seed.customerId}: ${seed.assistants} assistants, ${seed.calls} calls, ${seed.messages} text messages`,
           '',
           '  Demo API key (shown once, store it now):',
           `    ${seed.secret}`,

@@ -308,7 +308,7 @@ describe('dashboard pages at 1280 and 390 px', { skip: browserSkip }, () => {
     assert.ok(callSpend && callSpend !== '$0.00', `spend per key on calls: ${callSpend}`);
     assert.equal(countrySpend, callSpend);
     const messageSpend = (await page.locator('#spend-messages-total').textContent())?.trim();
-    assert.equal(messageSpend, '$0.02', 'two text messages of one segment, both billed');
+    assert.equal(messageSpend, '$0.04', "the demo's three texts and these two, one segment each, all billed");
   });
 
   it('every page passes an axe audit (WCAG 2.1 A and AA) at 1280 and 390 px', async () => {

@@ -15,6 +15,7 @@ describe('demo data', () => {
 
   it('places its outbound calls with the demo key, in the ledger: spend per key and cost by country agree', async () => {
     const demo = await seedDemo(t.db, t.services, t.clock, 120);
+    assert.equal(demo.messages, 4, 'three texts sent with the demo key and a reply');
     const outbound = await t.db
       .selectFrom('calls as c')
       .leftJoin('spend_reservations as r', 'r.call_id', 'c.id')
@@ -35,9 +36,10 @@ describe('demo data', () => {
       assert.ok(Number(keySpend) > 0, `${days} days: ${keySpend}`);
       assert.equal(
         report.countries.map((c) => c.keySpendUsd).reduce(addMoney, '0'),
-        keySpend,
-        `${days} days`,
+        report.callSpendUsd,
+        `${days} days: the calls' part of the key spend`,
       );
+      assert.equal(addMoney(report.callSpendUsd, '0.0237'), keySpend, `${days} days: and 3 texts at $0.0079`);
       assert.equal(
         Number(report.countries.map((c) => c.otherCostUsd).reduce(addMoney, '0')),
         0,

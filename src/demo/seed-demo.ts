@@ -13,6 +13,7 @@ export type DemoSeed = {
   secret: string;
   assistants: number;
   calls: number;
+  messages: number;
 };
 
 /**
@@ -94,11 +95,53 @@ export async function seedDemo(
       });
     }
   });
+  const messages = await textSomePatients(services, key.id, assistants);
   return {
     customerId: customer.id,
     keyPrefix: key.prefix,
     secret,
     assistants: assistants.length,
     calls: rows.length,
+    messages,
   };
 }
+
+/**
+ * A few text messages as the demo key sends them (the simulator delivers them within seconds) and a patient's
+ * reply to one: the dashboard's Messages page and the sms.* events have something to show. Returns how many.
+ */
+async function textSomePatients(
+  services: Services,
+  keyId: string,
+  assistants: AssistantRow[],
+): Promise<number> {
+  const reminders = assistants[1];
+  const principal = await services.authenticator.actAs(keyId);
+  if (!reminders || 'code' in principal) return 0;
+  const texts = [
+    [
+      '+14155550142',
+      'Reminder: your cleaning is tomorrow at 10:00. Reply YES to confirm or call us to reschedule.',
+    ],
+    [
+      '+14155550143',
+      'Your appointment on Friday at 15:30 is confirmed. See you soon! Reply STOP to opt out.',
+    ],
+    ['+14155550181', 'Reminder: your check-up is on Monday at 9:00.'],
+  ] as const;
+  for (const [to, body] of texts) {
+    await services.sms.send(
+      principal,
+      { assistant_id: reminders.id, to_number: to, body, ...NO_OPTIONS },
+      null,
+    );
+  }
+  await services.sms.simulateInbound({
+    to: reminders.phone_numbers[0] ?? '',
+    from: '+14155550142',
+    body: 'YES',
+  });
+  return texts.length + 1;
+}
+
+const NO_OPTIONS = { from_number: undefined, external_id: undefined, metadata: undefined };
