@@ -62,6 +62,7 @@ export async function pagination(ctx: Ctx, url: string): Promise<void> {
     status: judge(ratio <= 1.2),
     note: [validity(first), validity(viaCursorRun)].filter(Boolean).join('; '),
   });
+  await searchFilter(ctx, url, time);
   addRow(ctx, {
     scenario: 3,
     what: `\`page\` alias at the same depth ÷ first page (median of ${fmt(viaPageRun.requests)})`,
@@ -70,5 +71,66 @@ export async function pagination(ctx: Ctx, url: string): Promise<void> {
     target: 'report',
     status: 'info',
     note: validity(viaPageRun) || 'offset: the skipped rows are read from the index',
+  });
+}
+
+/** How many calls a filtered list has: `page` with 100 a page, doubled then halved (no count in the API). */
+async function countOf(base: string, key: string): Promise<number> {
+  const rowsAt = async (page: number) => {
+    const res = await httpsGet(`${base}&limit=100&page=${page}`, key);
+    if (res.status !== 200) throw new Error(`count: ${res.status} ${res.body}`);
+    return (JSON.parse(res.body) as { data: unknown[] }).data.length;
+  };
+  if ((await rowsAt(0)) < 100) return rowsAt(0);
+  let low = 0;
+  let high = 1;
+  while ((await rowsAt(high)) === 100) [low, high] = [high, high * 2];
+  while (high - low > 1) {
+    const mid = Math.floor((low + high) / 2);
+    if ((await rowsAt(mid)) === 100) low = mid;
+    else high = mid;
+  }
+  return high * 100 + (await rowsAt(high));
+}
+
+/**
+ * A search filter of issue 39 (docs/query-plans.md): `to_number`, the assistant's line of the newest inbound call (a
+ * fifth of the calls), served in list order by calls_customer_to_started_idx. Its first page against its cursor
+ * page 25 rows from its end, as above.
+ */
+async function searchFilter(
+  ctx: Ctx,
+  url: string,
+  time: (path: string, samples: number, perSecond: number) => Promise<LoadResult>,
+): Promise<void> {
+  const { deep } = ctx.fixture;
+  const newest = await httpsGet(`${url}/api/v1/calls?limit=1&direction=inbound`, deep.key);
+  const line = (JSON.parse(newest.body) as { data: { to_number: string }[] }).data[0]?.to_number;
+  if (newest.status !== 200 || !line) throw new Error(`no inbound call: ${newest.status}`);
+  const filter = `to_number=${encodeURIComponent(line)}`;
+  const matches = await countOf(`${url}/api/v1/calls?${filter}`, deep.key);
+  const depth = matches - LIMIT;
+  const before = await httpsGet(`${url}/api/v1/calls?${filter}&limit=1&page=${depth - 1}`, deep.key);
+  const cursor = (JSON.parse(before.body) as { next_cursor?: string | null }).next_cursor;
+  if (before.status !== 200 || !cursor) throw new Error(`no cursor before depth ${depth}: ${before.status}`);
+  const first = await time(`/api/v1/calls?limit=${LIMIT}&${filter}`, ctx.sizes.pageSamples, 20);
+  const deepRun = await time(
+    `/api/v1/calls?limit=${LIMIT}&${filter}&cursor=${encodeURIComponent(cursor)}`,
+    ctx.sizes.pageSamples,
+    20,
+  );
+  addRaw(ctx, 's3-search', { filter: 'to_number', matches, depth, first, cursor: deepRun });
+  ctx.log(
+    `  to_number (${fmt(matches)} calls): first page p50 ${ms(first.p50)}, cursor at ${fmt(depth)} p50 ${ms(deepRun.p50)}`,
+  );
+  const ratio = deepRun.p50 / first.p50;
+  addRow(ctx, {
+    scenario: 3,
+    what: `search \`to_number\` (${fmt(matches)} calls): cursor page ${fmt(depth)} deep ÷ its first page (median of ${fmt(deepRun.requests)} and ${fmt(first.requests)})`,
+    value: `${ms(deepRun.p50)} vs ${ms(first.p50)}`,
+    ratio,
+    target: '≤ 1.2',
+    status: judge(ratio <= 1.2),
+    note: [validity(first), validity(deepRun)].filter(Boolean).join('; '),
   });
 }

@@ -9,13 +9,9 @@ import { type Compilable, sql } from 'kysely';
 import { openDatabase } from '../db/index.ts';
 import { instantFromMicros } from '../pagination/index.ts';
 import { createSigner } from '../signer.ts';
+import type { CallListFilter } from './calls.filter.repository.ts';
 import type { ListCallsQuery } from './calls.query.ts';
-import {
-  type CallListFilter,
-  type CallPosition,
-  callPageQuery,
-  callPositionQuery,
-} from './calls.read.repository.ts';
+import { type CallPosition, callPageQuery, callPositionQuery } from './calls.read.repository.ts';
 import { createCallsService } from './calls.service.ts';
 
 const url = process.env.DATABASE_URL;
@@ -66,6 +62,47 @@ const shapes: [string, CallListFilter, CallPosition | null][] = [
 ];
 for (const [title, f, start] of shapes)
   await explain(`GET /calls: ${title}`, callPageQuery(db, f, start, 26));
+
+// Search (issue 39): values taken from the customer's own calls, so each filter finds something.
+const sample = await db
+  .selectFrom('calls')
+  .select(['to_number', 'from_number', 'external_id', 'updated_at'])
+  .where('customer_id', '=', customerId)
+  .where('direction', '=', 'inbound')
+  .orderBy('started_at', 'desc')
+  .limit(1)
+  .executeTakeFirstOrThrow();
+const placed = await db
+  .selectFrom('calls')
+  .select(['external_id', 'metadata'])
+  .where('customer_id', '=', customerId)
+  .where('external_id', 'is not', null)
+  .limit(1)
+  .executeTakeFirst();
+// Every pair of one call's metadata (seeded calls have none; docs/query-plans.md gives some of them metadata).
+const pairs = Object.entries((placed?.metadata ?? { campaign: 'none' }) as Record<string, unknown>);
+const hourAgo = new Date(sample.updated_at.getTime() - 3_600_000).toISOString();
+const search: [string, CallListFilter, CallPosition | null][] = [
+  ['to_number (the assistant’s line)', { ...filter, toNumber: sample.to_number }, null],
+  ['from_number (a caller)', { ...filter, fromNumber: sample.from_number }, null],
+  ['external_id', { ...filter, externalId: placed?.external_id ?? 'crm-1' }, null],
+  ['disconnect_reason=busy', { ...filter, disconnectReason: 'busy' }, null],
+  ['disconnect_reason=provider_lost (none)', { ...filter, disconnectReason: 'provider_lost' }, null],
+  ...pairs.map(([key, value]): [string, CallListFilter, null] => [
+    `metadata=${key}:…`,
+    { ...filter, metadata: JSON.stringify({ [key]: String(value) }) },
+    null,
+  ]),
+  ['updated_since (the last hour)', { ...filter, updatedSinceIso: hourAgo }, null],
+  ['updated_since (a month)', { ...filter, updatedSinceIso: '2026-10-01T00:00:00Z' }, null],
+  ['duration_min=60 (most calls)', { ...filter, durationMin: 60 }, null],
+  ['duration_min=615 (few calls)', { ...filter, durationMin: 615 }, null],
+  ['cost_min=0.9000 (few calls)', { ...filter, costMin: '0.9000' }, null],
+  ['has_transcript=false', { ...filter, hasTranscript: false }, null],
+  ['cursor deep + to_number', { ...filter, toNumber: sample.to_number }, after],
+];
+for (const [title, f, start] of search)
+  await explain(`GET /calls: ${title}`, callPageQuery(db, f, start, 26));
 await explain(
   'GET /calls: page=40000 (the page after row 999,999, found in the same statement)',
   callPageQuery(db, filter, { skipped: 999_999 }, 26),
@@ -94,5 +131,53 @@ for (const depth of [0, 10_000, 100_000, 1_000_000, Number(top[0]?.n ?? 0) - 25]
   const byCursor = await median(() => calls.listCalls(customerId, { ...q, ...(cursor ? { cursor } : {}) }));
   const byPage = await median(() => calls.listCalls(customerId, { ...q, page: Math.floor(depth / 25) }), 3);
   out(`| ${depth.toLocaleString('en-US')} | ${byCursor} | ${byPage} |`);
+}
+
+// The deep-page ratio of the search filters: the first page against the cursor page 25 rows from the end.
+const searchQueries: [string, ListCallsQuery][] = [
+  ['to_number (the assistant’s line)', { to_number: sample.to_number }],
+  ['from_number (a caller)', { from_number: sample.from_number }],
+  ['disconnect_reason=busy', { disconnect_reason: 'busy' }],
+  ['duration_min=60', { duration_min: 60 }],
+  ['duration_min=615 (few calls)', { duration_min: 615 }],
+  ['has_transcript=false', { has_transcript: false }],
+  ...pairs.map(([key, value]): [string, ListCallsQuery] => [
+    `metadata=${key}:…`,
+    { metadata: [[key, String(value)]] },
+  ]),
+  [
+    'updated_since (the last day)',
+    {
+      updated_since: instantFromMicros(BigInt(sample.updated_at.getTime() - 86_400_000) * 1000n) ?? undefined,
+    },
+  ],
+];
+out('\n| filter | matches | first page, ms | cursor page at the end, ms | ratio |\n|---|---|---|---|---|');
+for (const [title, q] of searchQueries) {
+  const total = (await calls.listCalls(customerId, { ...q, limit: 100, page: 0 })).data.length;
+  let count = total;
+  // The number of matches, found by doubling `page` (no count query in the service).
+  if (total === 100) {
+    let low = 1;
+    let high = 2;
+    while ((await calls.listCalls(customerId, { ...q, limit: 100, page: high })).data.length === 100)
+      high *= 2;
+    while (high - low > 1) {
+      const mid = Math.floor((low + high) / 2);
+      if ((await calls.listCalls(customerId, { ...q, limit: 100, page: mid })).data.length > 0) low = mid;
+      else high = mid;
+    }
+    count = low * 100 + (await calls.listCalls(customerId, { ...q, limit: 100, page: low })).data.length;
+  }
+  const depth = Math.max(1, count - 25);
+  const before = await calls.listCalls(customerId, { ...q, limit: 1, page: depth - 1 });
+  const cursor = before.next_cursor ?? undefined;
+  const first = Number(await median(() => calls.listCalls(customerId, { ...q, limit: 25 })));
+  const last = Number(
+    await median(() => calls.listCalls(customerId, { ...q, limit: 25, ...(cursor ? { cursor } : {}) })),
+  );
+  out(
+    `| ${title} | ${count.toLocaleString('en-US')} | ${first.toFixed(2)} | ${last.toFixed(2)} | ${(last / first).toFixed(2)} |`,
+  );
 }
 await close();

@@ -23,6 +23,7 @@ const LIST_FIELDS = [
   'has_transcript',
   'recording_available',
   'created_at',
+  'updated_at',
   'livemode',
 ].sort();
 const DETAIL_FIELDS = [
@@ -64,6 +65,7 @@ describe('GET /calls and GET /calls/{id}', () => {
       assert.ok(row);
       assert.match(item.started_at, ISO_RE);
       assert.match(item.created_at, ISO_RE);
+      assert.equal(item.updated_at, new Date(row.updated_at as Date).toISOString());
       assert.equal(item.started_at, new Date(row.started_at as Date).toISOString());
       assert.equal(item.assistant_name, assistants.find((a) => a.id === row.assistant_id)?.name);
       assert.equal(typeof item.duration_seconds, 'number');

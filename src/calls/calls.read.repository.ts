@@ -1,18 +1,13 @@
 import { sql } from 'kysely';
 import { assistantLanguageOf, assistantNameOf } from '../assistants/index.ts';
-import type { CallDirection, Database } from '../db/index.ts';
+import type { Database } from '../db/index.ts';
 import { prepare } from '../db/index.ts';
-
-/** A list's filters; every query is scoped to one customer. Bounds are exact UTC text (microseconds). */
-export type CallListFilter = {
-  customerId: string;
-  direction?: CallDirection | undefined;
-  /** Comma-separated statuses (one parameter, so the prepared statement keeps one shape for any number). */
-  statuses?: string | undefined;
-  assistantId?: string | undefined;
-  fromIso?: string | undefined;
-  toIso?: string | undefined;
-};
+import {
+  type CallListFilter,
+  filteredCalls,
+  readsMatchesFirst,
+  usesSearch,
+} from './calls.filter.repository.ts';
 
 /** A keyset position: a row's exact started_at (UTC text, microseconds) and id. */
 export type CallPosition = { atIso: string; id: string };
@@ -36,23 +31,13 @@ const LIST_COLUMNS = [
   'c.has_transcript',
   'c.recording_available',
   'c.created_at',
+  'c.updated_at',
   'c.livemode',
 ] as const;
 
 // Microseconds since the epoch, exact (extract returns numeric): the keyset position of a row.
 const micros = (column: 'c.started_at' | 's.started_at') =>
   sql<string>`(extract(epoch from ${sql.ref(column)}) * 1000000)::bigint::text`;
-
-/** One customer's calls with the list filters, as `c`. Every query of this module starts here. */
-function filteredCalls(db: Database, f: CallListFilter) {
-  let q = db.selectFrom('calls as c').where('c.customer_id', '=', f.customerId);
-  if (f.direction) q = q.where('c.direction', '=', f.direction);
-  if (f.assistantId) q = q.where('c.assistant_id', '=', f.assistantId);
-  if (f.statuses) q = q.where(sql<boolean>`c.status = any(string_to_array(${f.statuses}, ','))`);
-  if (f.fromIso) q = q.where(sql<boolean>`c.started_at >= ${f.fromIso}::timestamptz`);
-  if (f.toIso) q = q.where(sql<boolean>`c.started_at <= ${f.toIso}::timestamptz`);
-  return q;
-}
 
 /** Where a page starts: after a keyset position, after the row `skipped` rows deep (for `page`), or at the top. */
 export type CallPageStart = CallPosition | { skipped: number } | null;
@@ -62,19 +47,20 @@ export type CallPageStart = CallPosition | { skipped: number } | null;
  * on one of the calls_customer_* indexes whatever the depth (docs/query-plans.md). After `skipped` rows, the
  * position is the subquery `skippedRow` in the same statement (one round trip; past the end it is null and the
  * page empty). Callers ask for limit + 1 rows to learn whether another page follows. Returned unexecuted so tests
- * can EXPLAIN it.
+ * can EXPLAIN it. With `updated_since` or `metadata` the matches are read first, then sorted (`readsMatchesFirst`).
  */
 export function callPageQuery(db: Database, f: CallListFilter, start: CallPageStart, limit: number) {
-  let q = filteredCalls(db, f).select([
-    ...LIST_COLUMNS,
-    assistantName,
-    micros('c.started_at').as('position_micros'),
-  ]);
+  let q = filteredCalls(db, f).select(LIST_COLUMNS);
   if (start && 'skipped' in start)
     q = q.where(sql<boolean>`(c.started_at, c.id) < ${skippedRow(db, f, start.skipped)}`);
   else if (start)
     q = q.where(sql<boolean>`(c.started_at, c.id) < (${start.atIso}::timestamptz, ${start.id}::uuid)`);
-  return q.orderBy('c.started_at', 'desc').orderBy('c.id', 'desc').limit(limit);
+  return db
+    .selectFrom((readsMatchesFirst(f) ? q.offset(0) : q).as('c'))
+    .select([...LIST_COLUMNS, assistantName, micros('c.started_at').as('position_micros')])
+    .orderBy('c.started_at', 'desc')
+    .orderBy('c.id', 'desc')
+    .limit(limit);
 }
 
 type PageValues = CallListFilter & Partial<CallPosition> & { limit: number };
@@ -88,8 +74,9 @@ const callPage = prepare((db, p: PageValues) =>
   ),
 );
 
+/** A page after a keyset position (or the first); prepared for today's filters, planned with its values for search. */
 export const listCallRows = (db: Database, f: CallListFilter, after: CallPosition | null, limit: number) =>
-  callPage(db, { ...f, ...after, limit });
+  usesSearch(f) ? callPageQuery(db, f, after, limit).execute() : callPage(db, { ...f, ...after, limit });
 
 /** The page after the first `skipped` rows (`page`), in one statement. */
 export const listCallRowsAfter = (db: Database, f: CallListFilter, skipped: number, limit: number) =>
@@ -98,13 +85,16 @@ export const listCallRowsAfter = (db: Database, f: CallListFilter, skipped: numb
 /**
  * The row `offset` rows into the list, read from the index alone (index-only scan: no join, no table rows).
  */
-const skippedRow = (db: Database, f: CallListFilter, offset: number) =>
-  filteredCalls(db, f)
+const skippedRow = (db: Database, f: CallListFilter, offset: number) => {
+  const q = filteredCalls(db, f).select(['c.started_at', 'c.id']);
+  return db
+    .selectFrom((readsMatchesFirst(f) ? q.offset(0) : q).as('c'))
     .select(['c.started_at', 'c.id'])
     .orderBy('c.started_at', 'desc')
     .orderBy('c.id', 'desc')
     .offset(offset)
     .limit(1);
+};
 
 /** The position of the row `offset` rows into the list, on its own (the EXPLAIN script finds a deep cursor). */
 export function callPositionQuery(db: Database, f: CallListFilter, offset: number) {

@@ -30,6 +30,15 @@ export async function insertCallsSelected(
     select ${sql.join(values)} from (${source}) as s`.execute(db);
 }
 
-export async function markHasTranscript(tx: Database, callId: string): Promise<void> {
-  await tx.updateTable('calls').set({ has_transcript: true }).where('id', '=', callId).execute();
+/**
+ * A transcript of the call is stored: `has_transcript` becomes true and, when that changes the call, `updated_at`
+ * moves to `now` (the injected clock's), so a client polling with `updated_since` sees it.
+ */
+export async function markHasTranscript(tx: Database, callId: string, now: Date): Promise<void> {
+  await tx
+    .updateTable('calls')
+    .set({ has_transcript: true, updated_at: now })
+    .where('id', '=', callId)
+    .where('has_transcript', '=', false)
+    .execute();
 }

@@ -21,7 +21,8 @@ export function registerListCalls(app: FastifyInstance, calls: CallsService): vo
         description:
           'Inbound and outbound calls together, newest first (`started_at`, then `id`). Pass `next_cursor` as ' +
           '`cursor` for the next page (recommended); `page` is an offset alternative (slower when deep). ' +
-          'A cursor only continues the list it came from (same filters).',
+          'A cursor only continues the list it came from (same filters). Filters combine (all must match) and ' +
+          'only ever see your own calls; `updated_since` finds the calls changed since an instant (polling).',
         tags: ['Calls'],
         querystring: listCallsQuery,
         response: apiResponses({ 200: { description: 'One page of calls.', schema: callsPageSchema } }, [

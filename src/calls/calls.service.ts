@@ -1,23 +1,13 @@
 import type { Database } from '../db/index.ts';
 import { notFound } from '../errors/index.ts';
-import { type CursorScope, createCursorCodec, positionOfRow } from '../pagination/index.ts';
+import { createCursorCodec, positionOfRow } from '../pagination/index.ts';
 import type { Signer } from '../signer.ts';
+import { callFilterScope, callListFilter } from './calls.filter.ts';
 import { CALLS_DEFAULT_LIMIT, type ListCallsQuery } from './calls.query.ts';
 import * as repo from './calls.read.repository.ts';
 import { type CallDetailView, type CallView, rowToCall, rowToCallDetail } from './calls.views.ts';
 
 export type CallsPage = { data: CallView[]; next_cursor: string | null };
-
-/** The cursor is bound to the customer and to every filter, so it can only continue its own list. */
-const cursorScope = (customerId: string, q: ListCallsQuery): CursorScope => [
-  customerId,
-  q.direction ?? null,
-  q.assistant_id ?? null,
-  q.from ? String(q.from.micros) : null,
-  q.to ? String(q.to.micros) : null,
-  // Appended only when given, so cursors issued before the filter existed still continue their lists.
-  ...(q.status ? [`status:${q.status.join(',')}`] : []),
-];
 
 export function createCallsService(deps: { db: Database; signer: Signer }) {
   const { db } = deps;
@@ -29,16 +19,10 @@ export function createCallsService(deps: { db: Database; signer: Signer }) {
      * over `page` (offset = page × limit). `next_cursor` continues after this page; null at the end.
      */
     async listCalls(customerId: string, q: ListCallsQuery): Promise<CallsPage> {
-      const scope = cursorScope(customerId, q);
+      // The cursor is bound to the customer and to every filter, so it can only continue its own list.
+      const scope = callFilterScope(customerId, q);
       const limit = q.limit ?? CALLS_DEFAULT_LIMIT;
-      const filter = {
-        customerId,
-        direction: q.direction,
-        statuses: q.status?.join(','),
-        assistantId: q.assistant_id,
-        fromIso: q.from?.iso,
-        toIso: q.to?.iso,
-      };
+      const filter = callListFilter(customerId, q);
       const after = q.cursor ? cursors.decode(q.cursor, scope) : null;
       const page = q.cursor ? 0 : (q.page ?? 0);
       // One row more than asked tells whether another page follows, without counting. `page` is an offset:

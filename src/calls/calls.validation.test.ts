@@ -9,7 +9,8 @@ describe('GET /calls validation: 422 input.invalid, one issue per problem', () =
   let key: string;
   before(async () => {
     t = await startTestApp();
-    key = (await newCustomer(t)).key;
+    // One request per case, over a hundred: the highest rate a customer can have.
+    key = (await newCustomer(t, { rateLimitPerMinute: 600, keyRateLimitPerMinute: 600 })).key;
   });
   after(() => t.close());
 
@@ -59,6 +60,45 @@ describe('GET /calls validation: 422 input.invalid, one issue per problem', () =
     ['status=completed%20,failed', 'status'],
     ['status=completed,answered', 'status'],
     ['status=completed&status=failed', 'status'],
+    // Search (issue 39).
+    ['from_number=14155550100', 'from_number'],
+    ['from_number=%2B1415555', 'from_number'],
+    ['from_number=%2B1%20415%20555%200100', 'from_number'],
+    ['from_number=%2B19995550100', 'from_number'],
+    ['from_number=', 'from_number'],
+    ['to_number=abc', 'to_number'],
+    ['to_number=%2B14155550100&to_number=%2B14155550101', 'to_number'],
+    ['external_id=', 'external_id'],
+    [`external_id=${'x'.repeat(256)}`, 'external_id'],
+    ['external_id=a%01b', 'external_id'],
+    ['metadata=', 'metadata'],
+    ['metadata=plan', 'metadata'],
+    ['metadata=:gold', 'metadata'],
+    ['metadata=plan:gold,', 'metadata'],
+    ['metadata=plan:gold,plan:silver', 'metadata'],
+    ['metadata=plan:gold%5C', 'metadata'],
+    [`metadata=${'k'.repeat(41)}:v`, 'metadata'],
+    [`metadata=k:${'v'.repeat(1001)}`, 'metadata'],
+    [`metadata=${Array.from({ length: 11 }, (_, i) => `k${i}:v`).join(',')}`, 'metadata'],
+    ['metadata=a:1&metadata=b:2', 'metadata'],
+    ['disconnect_reason=', 'disconnect_reason'],
+    [`disconnect_reason=${'r'.repeat(201)}`, 'disconnect_reason'],
+    ['duration_min=-1', 'duration_min'],
+    ['duration_min=1.5', 'duration_min'],
+    ['duration_max=abc', 'duration_max'],
+    ['duration_min=10&duration_max=5', 'duration_min'],
+    ['cost_min=-1', 'cost_min'],
+    ['cost_min=0.12345', 'cost_min'],
+    ['cost_min=1e3', 'cost_min'],
+    ['cost_max=123456789', 'cost_max'],
+    ['cost_max=.5', 'cost_max'],
+    ['cost_min=1&cost_max=0.5', 'cost_min'],
+    ['has_transcript=yes', 'has_transcript'],
+    ['has_transcript=TRUE', 'has_transcript'],
+    ['has_transcript=1', 'has_transcript'],
+    ['has_transcript=', 'has_transcript'],
+    ['updated_since=yesterday', 'updated_since'],
+    ['updated_since=2026-01-01', 'updated_since'],
   ];
   for (const [query, param] of cases) {
     it(`refuses ${query.length > 60 ? `${query.slice(0, 60)}…` : query} on ["query","${param}"]`, async () => {
@@ -105,6 +145,25 @@ describe('GET /calls validation: 422 input.invalid, one issue per problem', () =
     ]);
   });
 
+  it('reports every problem of the search filters at once', async () => {
+    const issues = await issuesFor(
+      'from_number=1&to_number=x&external_id=&metadata=x&disconnect_reason=&duration_min=9&duration_max=1' +
+        '&cost_min=x&cost_max=1.00001&has_transcript=no&updated_since=now',
+    );
+    assert.deepEqual(issues.map((i) => i.path[1]).sort(), [
+      'cost_max',
+      'cost_min',
+      'disconnect_reason',
+      'duration_min',
+      'external_id',
+      'from_number',
+      'has_transcript',
+      'metadata',
+      'to_number',
+      'updated_since',
+    ]);
+  });
+
   it('accepts the edges of every range', async () => {
     for (const query of [
       'limit=1',
@@ -119,6 +178,21 @@ describe('GET /calls validation: 422 input.invalid, one issue per problem', () =
       'status=queued',
       'status=queued,ringing,in_progress,completed,no_answer,busy,failed,canceled',
       'status=failed,failed',
+      'from_number=%2B14155550100&to_number=%2B442071838750',
+      'external_id=crm-42',
+      `external_id=${'x'.repeat(255)}`,
+      'metadata=a:',
+      'metadata=url:https://example.com/a?b=c',
+      `metadata=${'k'.repeat(40)}:${'v'.repeat(1000)}`,
+      `metadata=${Array.from({ length: 10 }, (_, i) => `k${i}:v`).join(',')}`,
+      'disconnect_reason=caller_hangup',
+      'duration_min=0&duration_max=2147483647',
+      'duration_min=60&duration_max=60',
+      'cost_min=0&cost_max=99999999.9999',
+      'cost_min=0.5&cost_max=0.50',
+      'has_transcript=true',
+      'has_transcript=false',
+      'updated_since=1970-01-01T00:00:00Z',
     ]) {
       const res = await t.request('GET', `/api/v1/calls?${query}`, { key });
       assert.equal(res.status, 200, `${query}: ${res.text}`);

@@ -26,6 +26,7 @@ const CALL_EXAMPLE = {
   has_transcript: true,
   recording_available: false,
   created_at: '2026-11-21T10:00:00.000Z',
+  updated_at: '2026-11-21T10:02:14.000Z',
   livemode: true,
 };
 
@@ -62,6 +63,9 @@ export const callSchema = z
     has_transcript: z.boolean(),
     recording_available: z.boolean(),
     created_at: timestamp('When the record was created.'),
+    updated_at: timestamp(
+      'When the call last changed (status, cost, transcript, insights); `updated_since` filters on it.',
+    ),
     livemode: z
       .boolean()
       .meta({ description: 'False for a test-mode call (placed with a `svc_test_` key).' }),
@@ -149,6 +153,7 @@ export function rowToCall(r: CallFields): CallView {
     has_transcript: r.has_transcript,
     recording_available: r.recording_available,
     created_at: r.created_at.toISOString(),
+    updated_at: r.updated_at.toISOString(),
     livemode: r.livemode,
   };
 }

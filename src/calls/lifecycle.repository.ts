@@ -1,7 +1,10 @@
 import type { Updateable } from 'kysely';
 import type { CallLifecycleRow, CallLifecycleTable, CallRow, CallsTable, Database } from '../db/index.ts';
 
-type CallChanges = Omit<Updateable<CallsTable>, 'id' | 'customer_id' | 'event_seq'>;
+/** Every change of a call moves its `updated_at` (GET /calls?updated_since=), so the type asks for it. */
+type CallChanges = Omit<Updateable<CallsTable>, 'id' | 'customer_id' | 'event_seq' | 'updated_at'> & {
+  updated_at: Date;
+};
 type LifecycleChanges = Omit<Updateable<CallLifecycleTable>, 'call_id' | 'customer_id' | 'created_at'>;
 
 /** Locks the call row: every change to a call (and its events) is serialised on it. */

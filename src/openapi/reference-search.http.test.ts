@@ -56,7 +56,8 @@ describe('the search of the API reference at /docs, without script, under the st
     const fields = await t.request('GET', '/docs?q=external_id');
     assert.match(
       fields.text,
-      /id="listCalls"(?:(?!<\/section>)[\s\S])*Matching fields: <code>data\[\]\.<wbr>external_id<\/code>/,
+      // The query parameter (issue 39's filter) and the field of each item.
+      /id="listCalls"(?:(?!<\/section>)[\s\S])*Matching fields: <code>external_id<\/code>, <code>data\[\]\.<wbr>external_id<\/code>/,
     );
     const everything = await t.request('GET', '/docs?q=%20%20');
     assert.equal(

@@ -6,16 +6,29 @@ import { attr, html, type SafeHtml } from '../html.ts';
 import { badge, callStatusLabel, duration, time, toLocalInput, usd } from './format.ts';
 import { crumbs, issuesBlock, type PageUser, page } from './layout.ts';
 
-export type CallFilters = {
-  direction: string;
-  /** One status or several, comma-separated, as GET /calls takes it. */
-  status: string;
-  assistant_id: string;
-  from: string;
-  to: string;
-  limit: string;
-  page: number;
-};
+/** The query parameters of GET /calls the page's form sends and its page links keep. */
+export const CALL_FILTER_FIELDS = [
+  'direction',
+  'status',
+  'assistant_id',
+  'from',
+  'to',
+  'from_number',
+  'to_number',
+  'external_id',
+  'metadata',
+  'disconnect_reason',
+  'duration_min',
+  'duration_max',
+  'cost_min',
+  'cost_max',
+  'has_transcript',
+  'updated_since',
+  'limit',
+] as const;
+
+/** Each filter as sent (absent: not given); `status` is one status or several, comma-separated, as GET /calls takes it. */
+export type CallFilters = { [K in (typeof CALL_FILTER_FIELDS)[number]]?: string } & { page: number };
 
 const directionBadge = (d: string): SafeHtml =>
   badge(d === 'inbound' ? 'Inbound' : 'Outbound', d === 'inbound' ? 'info' : 'muted');
@@ -38,8 +51,10 @@ const STATUS_CHOICES: [value: string, label: string][] = [
 /** The current filters as a query string (page replaced), for pagination links. */
 export function filterQuery(f: CallFilters, pageNumber: number): string {
   const q = new URLSearchParams();
-  for (const k of ['direction', 'status', 'assistant_id', 'from', 'to', 'limit'] as const)
-    if (f[k]) q.set(k, f[k]);
+  for (const k of CALL_FILTER_FIELDS) {
+    const value = f[k];
+    if (value) q.set(k, value);
+  }
   if (pageNumber > 0) q.set('page', String(pageNumber));
   const s = q.toString();
   return s ? `?${s}` : '';
@@ -54,6 +69,7 @@ export function callsListPage(p: {
   issues: { field?: string; message: string }[];
 }): SafeHtml {
   const f = p.filters;
+  const v = (k: (typeof CALL_FILTER_FIELDS)[number]): string => f[k] ?? '';
   const rows = p.calls.map(
     (c) => html`<tr>
   <th scope="row"><a href="/dashboard/calls/${c.id}">${time(c.started_at)}</a></th>
@@ -76,43 +92,98 @@ export function callsListPage(p: {
     <label for="direction">Direction</label>
     <select id="direction" name="direction">
       <option value="">Both</option>
-      <option value="inbound"${attr('selected', f.direction === 'inbound')}>Inbound</option>
-      <option value="outbound"${attr('selected', f.direction === 'outbound')}>Outbound</option>
+      <option value="inbound"${attr('selected', v('direction') === 'inbound')}>Inbound</option>
+      <option value="outbound"${attr('selected', v('direction') === 'outbound')}>Outbound</option>
     </select>
   </div>
   <div class="field">
     <label for="status">Status</label>
     <select id="status" name="status">
       <option value="">Any</option>
-      ${STATUS_CHOICES.map(([value, label]) => html`<option value="${value}"${attr('selected', f.status === value)}>${label}</option>`)}
-      ${f.status && !STATUS_CHOICES.some(([v]) => v === f.status) ? html`<option value="${f.status}" selected>${f.status}</option>` : ''}
+      ${STATUS_CHOICES.map(([value, label]) => html`<option value="${value}"${attr('selected', v('status') === value)}>${label}</option>`)}
+      ${v('status') && !STATUS_CHOICES.some(([value]) => value === v('status')) ? html`<option value="${v('status')}" selected>${v('status')}</option>` : ''}
     </select>
   </div>
   <div class="field">
     <label for="assistant_id">Assistant</label>
     <select id="assistant_id" name="assistant_id">
       <option value="">All</option>
-      ${p.assistants.map((a) => html`<option value="${a.id}"${attr('selected', f.assistant_id === a.id)}>${a.name}</option>`)}
+      ${p.assistants.map((a) => html`<option value="${a.id}"${attr('selected', v('assistant_id') === a.id)}>${a.name}</option>`)}
     </select>
   </div>
   <div class="field">
     <label for="from">From <span class="muted">(UTC)</span></label>
-    <input id="from" name="from" type="datetime-local" value="${toLocalInput(f.from) || f.from}" aria-describedby="utc-hint">
+    <input id="from" name="from" type="datetime-local" value="${toLocalInput(v('from')) || v('from')}" aria-describedby="utc-hint">
   </div>
   <div class="field">
     <label for="to">To <span class="muted">(UTC)</span></label>
-    <input id="to" name="to" type="datetime-local" value="${toLocalInput(f.to) || f.to}" aria-describedby="utc-hint">
+    <input id="to" name="to" type="datetime-local" value="${toLocalInput(v('to')) || v('to')}" aria-describedby="utc-hint">
+  </div>
+  <div class="field">
+    <label for="from_number">From number</label>
+    <input id="from_number" name="from_number" type="tel" value="${v('from_number')}" placeholder="+14155550123" autocomplete="off">
+  </div>
+  <div class="field">
+    <label for="to_number">To number</label>
+    <input id="to_number" name="to_number" type="tel" value="${v('to_number')}" placeholder="+14155550123" autocomplete="off">
+  </div>
+  <div class="field">
+    <label for="external_id">External ID</label>
+    <input id="external_id" name="external_id" value="${v('external_id')}" autocomplete="off">
+  </div>
+  <div class="field">
+    <label for="metadata">Metadata</label>
+    <input id="metadata" name="metadata" value="${v('metadata')}" placeholder="plan:gold,region:eu" autocomplete="off" aria-describedby="metadata-hint">
+  </div>
+  <div class="field">
+    <label for="disconnect_reason">Disconnect reason</label>
+    <input id="disconnect_reason" name="disconnect_reason" value="${v('disconnect_reason')}" placeholder="caller_hangup" autocomplete="off">
+  </div>
+  <div class="field">
+    <label for="duration_min">Duration at least <span class="muted">(s)</span></label>
+    <input id="duration_min" name="duration_min" type="number" min="0" step="1" value="${v('duration_min')}">
+  </div>
+  <div class="field">
+    <label for="duration_max">Duration at most <span class="muted">(s)</span></label>
+    <input id="duration_max" name="duration_max" type="number" min="0" step="1" value="${v('duration_max')}">
+  </div>
+  <div class="field">
+    <label for="cost_min">Cost at least <span class="muted">(USD)</span></label>
+    <input id="cost_min" name="cost_min" inputmode="decimal" value="${v('cost_min')}" placeholder="0.00" autocomplete="off">
+  </div>
+  <div class="field">
+    <label for="cost_max">Cost at most <span class="muted">(USD)</span></label>
+    <input id="cost_max" name="cost_max" inputmode="decimal" value="${v('cost_max')}" placeholder="0.00" autocomplete="off">
+  </div>
+  <div class="field">
+    <label for="has_transcript">Transcript</label>
+    <select id="has_transcript" name="has_transcript">
+      <option value="">Any</option>
+      <option value="true"${attr('selected', v('has_transcript') === 'true')}>With a transcript</option>
+      <option value="false"${attr('selected', v('has_transcript') === 'false')}>Without</option>
+      ${v('has_transcript') && !['true', 'false'].includes(v('has_transcript')) ? html`<option value="${v('has_transcript')}" selected>${v('has_transcript')}</option>` : ''}
+    </select>
+  </div>
+  <div class="field">
+    <label for="updated_since">Changed since <span class="muted">(UTC)</span></label>
+    <input id="updated_since" name="updated_since" type="datetime-local" value="${toLocalInput(v('updated_since')) || v('updated_since')}" aria-describedby="utc-hint">
   </div>
   <div class="field">
     <label for="limit">Per page</label>
     <select id="limit" name="limit">
-      ${['10', '25', '50', '100'].map((n) => html`<option${attr('selected', (f.limit || '25') === n)}>${n}</option>`)}
+      ${['10', '25', '50', '100'].map((n) => html`<option${attr('selected', (v('limit') || '25') === n)}>${n}</option>`)}
     </select>
   </div>
   <div class="actions"><button class="button primary" type="submit">Apply</button> <a class="button" href="/dashboard/calls">Reset</a></div>
   <p class="hint small muted" id="utc-hint">Dates and times are UTC (Coordinated Universal Time), whatever your computer's time zone, as in the list below.</p>
+  <p class="hint small muted" id="metadata-hint">Metadata: <code>key:value</code>, several joined by commas (all must match); write <code>\,</code> for a comma in a value.</p>
 </form>
 ${issuesBlock(p.issues)}
+${
+  p.calls.length > 0
+    ? html`<p class="actions"><a class="button" id="download-csv" href="/dashboard/calls/export${filterQuery(f, 0)}" download>Download CSV</a> <span class="muted small">every call matching these filters, not only this page</span></p>`
+    : ''
+}
 ${
   p.calls.length === 0
     ? html`<p class="empty">No calls match these filters.</p>`
