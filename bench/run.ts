@@ -38,6 +38,7 @@ import { pagination } from './scenarios/s3-pagination.ts';
 import { webhooks } from './scenarios/s4-webhooks.ts';
 import { outbound } from './scenarios/s5-outbound.ts';
 import { embeddedRows } from './scenarios/s6-embedded.ts';
+import { exportCalls } from './scenarios/s8-export.ts';
 
 const began = performance.now();
 const log = (line: string) =>
@@ -129,6 +130,16 @@ async function runBackend(
   if (has(4)) {
     log('scenario 4: webhook fan-out');
     await webhooks(ctx);
+  }
+  if (has(8)) {
+    log('scenario 8: GET /calls/export');
+    await resetLimiterWindows(ctx);
+    const svc = await startService(ctx.backend, {});
+    try {
+      await exportCalls(ctx, svc);
+    } finally {
+      await svc.stop();
+    }
   }
   if (has(1) && primary) {
     log('profile of scenario 1');

@@ -112,7 +112,7 @@ export type BenchOptions = {
 export const USAGE = `npm run bench -- [options]
 
   --quick              small data set (100,000 calls) and short runs: under 2 minutes with a warm cache
-  --scenario N         run only scenario N (1-7); repeat or comma-separate for several
+  --scenario N         run only scenario N (1-8); repeat or comma-separate for several
   --backend NAME       embedded | postgres (default: embedded, plus postgres when DATABASE_URL is set)
   --tool NAME          wrk | autocannon (default: wrk when installed, else autocannon)
   --reseed             rebuild the cached data set
@@ -144,10 +144,10 @@ export function parseOptions(argv: string[], env: NodeJS.ProcessEnv): BenchOptio
   const scenarios = new Set<number>();
   for (const part of (values.scenario ?? []).flatMap((s) => s.split(','))) {
     const n = Number(part);
-    if (!Number.isInteger(n) || n < 1 || n > 7) throw new Error(`--scenario must be 1 to 7, got "${part}"`);
+    if (!Number.isInteger(n) || n < 1 || n > 8) throw new Error(`--scenario must be 1 to 8, got "${part}"`);
     scenarios.add(n);
   }
-  if (scenarios.size === 0) for (let n = 1; n <= 7; n++) scenarios.add(n);
+  if (scenarios.size === 0) for (let n = 1; n <= 8; n++) scenarios.add(n);
   const databaseUrl = env.DATABASE_URL || undefined;
   const requested = (values.backend ?? []).flatMap((s) => s.split(','));
   for (const b of requested)

@@ -1,10 +1,82 @@
+import fs from 'node:fs';
+import path from 'node:path';
+import { pipeline } from 'node:stream/promises';
 import type { Command } from 'commander';
+import { invalidInput } from '../errors/index.ts';
+import { zodIssues } from '../http/index.ts';
 import { type Cli, output } from './context.ts';
 
 export function registerCallCommands(program: Command, cli: Cli): void {
   const calls = program
     .command('calls')
-    .description('Simulate calls; show or rotate callback signing secrets');
+    .description('Simulate calls; export them; show or rotate callback signing secrets');
+
+  calls
+    .command('export')
+    .description(
+      "Write a customer's calls to a file as CSV or NDJSON, as GET /calls/export streams them (the same filters, " +
+        'newest first, flat memory)',
+    )
+    .requiredOption('--customer <customerId>')
+    .requiredOption('--out <file>', 'where to write (relative to the current folder); replaced if it exists')
+    .option('--format <format>', 'csv or ndjson', 'csv')
+    .option('--include <columns>', 'optional columns: transcript, insights (comma-separated)')
+    .option(
+      '--filters <query>',
+      'the filters of GET /calls as a query string, e.g. "status=completed&direction=inbound"',
+    )
+    .option('--json', 'print JSON')
+    .action(
+      (opts: {
+        customer: string;
+        out: string;
+        format: string;
+        include?: string;
+        filters?: string;
+        json?: boolean;
+      }) =>
+        cli.withRuntime(async ({ services }) => {
+          const { exportQuery } = await import('../call-export/index.ts');
+          const params = Object.fromEntries(new URLSearchParams(opts.filters ?? ''));
+          const parsed = exportQuery.safeParse({
+            ...params,
+            format: opts.format,
+            ...(opts.include ? { include: opts.include } : {}),
+          });
+          if (!parsed.success) throw invalidInput(zodIssues(parsed.error, 'options'));
+          await services.customers.getCustomer(opts.customer);
+          const file = path.resolve(cli.cwd, opts.out);
+          const format = parsed.data.format ?? 'csv';
+          const started = Date.now();
+          let bytes = 0;
+          let calls = 0;
+          const chunks = services.callExport.stream(
+            opts.customer,
+            parsed.data,
+            format,
+            new AbortController().signal,
+            (n) => {
+              calls += n;
+            },
+          );
+          await pipeline(
+            (async function* () {
+              for await (const chunk of chunks) {
+                bytes += Buffer.byteLength(chunk);
+                yield chunk;
+              }
+            })(),
+            fs.createWriteStream(file, { mode: 0o600 }),
+          );
+          const summary = { file, format, calls, bytes, seconds: (Date.now() - started) / 1000 };
+          output(
+            cli,
+            opts,
+            summary,
+            () => `${calls} calls written to ${file} (${bytes} bytes, ${summary.seconds} s)`,
+          );
+        }),
+    );
 
   calls
     .command('simulate-inbound')

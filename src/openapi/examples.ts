@@ -67,8 +67,14 @@ export function addExamples(doc: Json): void {
         : null;
     if (isObject(requestMedia) && request.body !== undefined) requestMedia.example = request.body;
     for (const [status, response] of Object.entries(isObject(op.responses) ? op.responses : {})) {
-      const media = isObject(response) && isObject(response.content) ? response.content[JSON_MEDIA] : null;
-      if (status.startsWith('2') && isObject(media)) media.example = exampleFor(doc, media.schema);
+      if (!status.startsWith('2') || !isObject(response) || !isObject(response.content)) continue;
+      for (const [type, media] of Object.entries(response.content)) {
+        if (!isObject(media)) continue;
+        // A text body (the export's CSV and NDJSON) shows the example its schema carries.
+        if (type === JSON_MEDIA) media.example = exampleFor(doc, media.schema);
+        else if (isObject(media.schema) && Array.isArray(media.schema.examples))
+          media.example = media.schema.examples[0];
+      }
     }
     op['x-codeSamples'] = [
       { lang: 'Shell', label: 'curl', source: curlSample(request) },

@@ -164,10 +164,17 @@ function examples(op: Json, isEvent: boolean): string {
       ? `<h4>Example request</h4>${samples.map((s) => sample(escapeHtml(str(s.label)), str(s.source))).join('')}`
       : '';
   const answers = Object.entries(isObject(op.responses) ? op.responses : {}).flatMap(([status, r]) => {
-    const value = isObject(r) ? jsonExample(r.content) : undefined;
-    if (!status.startsWith('2') || value === undefined) return [];
-    const meaning = isObject(r) ? str(r.description).split(/(?<=\.)\s/)[0] : '';
-    return [sample(`${escapeHtml(status)} ${inline(meaning ?? '')}`, JSON.stringify(value, null, 2))];
+    if (!status.startsWith('2') || !isObject(r)) return [];
+    const meaning = str(r.description).split(/(?<=\.)\s/)[0] ?? '';
+    const value = jsonExample(r.content);
+    if (value !== undefined)
+      return [sample(`${escapeHtml(status)} ${inline(meaning)}`, JSON.stringify(value, null, 2))];
+    // Text bodies (CSV, NDJSON): each media type's example as it is sent.
+    return Object.entries(isObject(r.content) ? r.content : {}).flatMap(([type, media]) =>
+      isObject(media) && typeof media.example === 'string'
+        ? [sample(`${escapeHtml(status)} ${escapeHtml(type)}`, media.example)]
+        : [],
+    );
   });
   return `${request}${answers.length > 0 ? `<h4>Example response</h4>${answers.join('')}` : ''}`;
 }

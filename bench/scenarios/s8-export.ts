@@ -1,0 +1,101 @@
+import https from 'node:https';
+import { addRaw, addRow, type Ctx } from '../lib/context.ts';
+import { httpsGet } from '../lib/https-get.ts';
+import { fmt, judge } from '../lib/report.ts';
+import type { RunningService } from '../lib/service.ts';
+
+const MB = 1024 * 1024;
+/** Pages of the baseline walk: within the customer's 600 requests a minute. */
+const PAGES = 400;
+const PAGE_LIMIT = 100;
+
+/** Reads a whole export, counting lines and bytes without keeping them. */
+function readExport(url: string, key: string): Promise<{ status: number; lines: number; bytes: number }> {
+  return new Promise((resolve, reject) => {
+    const req = https.get(
+      url,
+      { headers: { authorization: `Bearer ${key}` }, rejectUnauthorized: false, timeout: 600_000 },
+      (res) => {
+        let lines = 0;
+        let bytes = 0;
+        res.on('data', (chunk: Buffer) => {
+          bytes += chunk.length;
+          for (let i = chunk.indexOf(10); i !== -1; i = chunk.indexOf(10, i + 1)) lines += 1;
+        });
+        res.on('end', () => resolve({ status: res.statusCode ?? 0, lines, bytes }));
+      },
+    );
+    req.on('timeout', () => req.destroy(new Error('export timed out')));
+    req.on('error', reject);
+  });
+}
+
+/**
+ * Scenario 8: the large customer's calls exported at once (`GET /calls/export`, NDJSON: one line per call) against
+ * the same rows read as `GET /calls` pages of 100 with their cursor (a walk of 400 pages, within the customer's
+ * window): rows per second of each, and the API process's peak RSS during each.
+ */
+export async function exportCalls(ctx: Ctx, svc: RunningService): Promise<void> {
+  const { deep } = ctx.fixture;
+  let walked = 0;
+  const walk = await sampledPeak(svc, async () => {
+    let cursor: string | null = null;
+    const started = performance.now();
+    for (let i = 0; i < PAGES; i++) {
+      const page = await httpsGet(
+        `${svc.url}/api/v1/calls?limit=${PAGE_LIMIT}${cursor ? `&cursor=${encodeURIComponent(cursor)}` : ''}`,
+        deep.key,
+      );
+      if (page.status !== 200) throw new Error(`GET /calls page ${i}: ${page.status}`);
+      const body = JSON.parse(page.body) as { data: unknown[]; next_cursor: string | null };
+      walked += body.data.length;
+      cursor = body.next_cursor;
+      if (!cursor) break;
+    }
+    return (performance.now() - started) / 1000;
+  });
+  const exported = await sampledPeak(svc, async () => {
+    const started = performance.now();
+    const read = await readExport(`${svc.url}/api/v1/calls/export?format=ndjson`, deep.key);
+    if (read.status !== 200) throw new Error(`GET /calls/export: ${read.status}`);
+    return { ...read, seconds: (performance.now() - started) / 1000 };
+  });
+  const pageRate = walked / walk.value;
+  const exportRate = exported.value.lines / exported.value.seconds;
+  addRaw(ctx, 's8', { walk, walked, exported });
+  ctx.log(
+    `  export ${fmt(exported.value.lines)} calls in ${fmt(exported.value.seconds, 1)} s (${fmt(exportRate)}/s, ` +
+      `${fmt(exported.value.bytes / MB)} MB); pages ${fmt(walked)} calls in ${fmt(walk.value, 1)} s (${fmt(pageRate)}/s)`,
+  );
+  addRow(ctx, {
+    scenario: 8,
+    what: `export of ${fmt(exported.value.lines)} calls (NDJSON, one request) ÷ GET /calls pages of ${PAGE_LIMIT} with the cursor (${fmt(walked)} calls), calls per second`,
+    value: `${fmt(exportRate)}/s vs ${fmt(pageRate)}/s`,
+    ratio: exportRate / pageRate,
+    target: '≥ 1',
+    status: judge(exportRate >= pageRate && exported.value.lines === deep.calls),
+    tool: 'bench',
+    note: `${fmt(exported.value.bytes / MB)} MB in ${fmt(exported.value.seconds, 1)} s; every call of the customer: ${exported.value.lines === deep.calls ? 'yes' : `no (${exported.value.lines} of ${deep.calls})`}`,
+  });
+  const walkPeak = walk.peak ?? 0;
+  const exportPeak = exported.peak ?? 0;
+  addRow(ctx, {
+    scenario: 8,
+    what: 'API process peak RSS during the export ÷ during the page walk (same process, the walk first)',
+    value: `${fmt(exportPeak / MB)} MB vs ${fmt(walkPeak / MB)} MB`,
+    ratio: exportPeak / Math.max(1, walkPeak),
+    target: '≤ 1.1',
+    status: judge(walk.peak !== null && exported.peak !== null && exportPeak <= 1.1 * walkPeak),
+    tool: 'bench',
+    note: `flat memory: one batch of 1,000 calls in flight, one chunk ahead of the socket (${fmt(exported.value.lines)} calls exported, ${fmt(walked)} paged)`,
+  });
+}
+
+async function sampledPeak<T>(
+  svc: RunningService,
+  run: () => Promise<T>,
+): Promise<{ value: T; peak: number | null }> {
+  const stop = svc.sampleRss();
+  const value = await run();
+  return { value, peak: stop() };
+}
