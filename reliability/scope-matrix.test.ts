@@ -21,6 +21,8 @@ type World = {
   subscriptionId: string;
   messageId: string;
   newSubscription(): Promise<string>;
+  /** A finished call of its own, for a delete that goes through. */
+  newCall(): Promise<string>;
   /** A test-mode key of the customer with every scope (the routes of test mode answer test keys only). */
   testKey: string;
 };
@@ -52,10 +54,18 @@ const TABLE: Record<
     other: (w) => ({ path: `/api/v1/assistants?id=${w.assistantId}` }),
   },
   'GET /api/v1/calls': { scope: 'read_calls', ok: 200, own: () => ({ path: '/api/v1/calls' }) },
+  'GET /api/v1/calls/export': { scope: 'read_calls', ok: 200, own: () => ({ path: '/api/v1/calls/export' }) },
   'GET /api/v1/calls/:id': {
     scope: 'read_calls',
     ok: 200,
     own: (w) => ({ path: `/api/v1/calls/${w.callId}` }),
+    other: (w) => ({ path: `/api/v1/calls/${w.callId}` }),
+  },
+  // `outbound_calls`, the one scope that writes calls: a read-only integration cannot destroy data.
+  'DELETE /api/v1/calls/:id': {
+    scope: 'outbound_calls',
+    ok: 204,
+    own: async (w) => ({ path: `/api/v1/calls/${await w.newCall()}` }),
     other: (w) => ({ path: `/api/v1/calls/${w.callId}` }),
   },
   'GET /api/v1/calls/:id/transcript': {
@@ -250,6 +260,7 @@ describe('every route × every scope combination', () => {
       messageId: message.body.id,
       subscriptionId: await newSubscription(),
       newSubscription,
+      newCall: async () => (await callFor(t, c.customerId)).callId,
     };
   }
 
@@ -317,7 +328,11 @@ describe('every route × every scope combination', () => {
         if (!allowed) {
           const defect = problemDefect(res);
           if (defect) wrong.push(`[${scopes.join(',') || '-'}] ${route}: ${defect}`);
-          if (method === 'DELETE') {
+          if (method === 'DELETE' && route.startsWith('DELETE /api/v1/calls/')) {
+            const id = req.path.split('/').at(-1) ?? '';
+            const still = await t.db.selectFrom('calls').select('id').where('id', '=', id).executeTakeFirst();
+            if (!still) wrong.push(`${route}: a refused delete deleted`);
+          } else if (method === 'DELETE') {
             const id = /sub_[0-9a-f]{24}/.exec(req.path)?.[0] ?? '';
             const still = await t.db
               .selectFrom('webhook_subscriptions')

@@ -153,4 +153,29 @@ describe('configuration', () => {
       assert.throws(() => loadConfig({ [name]: value }), new RegExp(`^  ${name}: `, 'm'));
     });
   }
+
+  it('keeps calls for ever by default; a retention default must be a period customers could choose', () => {
+    const c = loadConfig({});
+    assert.deepEqual(
+      [c.callRetentionDaysDefault, c.callRetentionDaysMin, c.callRetentionDaysMax],
+      [0, 1, 0],
+      'unset: for ever, any choice from a day',
+    );
+    const bounded = loadConfig({
+      CALL_RETENTION_DAYS_DEFAULT: '90',
+      CALL_RETENTION_DAYS_MIN: '7',
+      CALL_RETENTION_DAYS_MAX: '365',
+    });
+    assert.deepEqual([bounded.callRetentionDaysDefault, bounded.callRetentionDaysMax], [90, 365]);
+    for (const [env, name] of [
+      [{ CALL_RETENTION_DAYS_DEFAULT: '3', CALL_RETENTION_DAYS_MIN: '7' }, 'CALL_RETENTION_DAYS_DEFAULT'],
+      [{ CALL_RETENTION_DAYS_DEFAULT: '400', CALL_RETENTION_DAYS_MAX: '365' }, 'CALL_RETENTION_DAYS_DEFAULT'],
+      [{ CALL_RETENTION_DAYS_MAX: '365' }, 'CALL_RETENTION_DAYS_DEFAULT'],
+      [{ CALL_RETENTION_DAYS_MIN: '30', CALL_RETENTION_DAYS_MAX: '7' }, 'CALL_RETENTION_DAYS_MAX'],
+      [{ CALL_RETENTION_DAYS_MIN: '0' }, 'CALL_RETENTION_DAYS_MIN'],
+      [{ CALL_RETENTION_DAYS_DEFAULT: 'a month' }, 'CALL_RETENTION_DAYS_DEFAULT'],
+    ] as const) {
+      assert.throws(() => loadConfig(env), new RegExp(`^  ${name}: `, 'm'), JSON.stringify(env));
+    }
+  });
 });

@@ -97,6 +97,15 @@ const envSchema = z.object({
   WEBHOOK_MAX_SUBSCRIPTIONS: int(1, 1000, 25),
   WEBHOOK_SECRET_ROTATION_GRACE_SECONDS: int(0, 7 * 24 * 3600, 24 * 3600),
   WEBHOOK_LOG_RETENTION_DAYS: int(1, 3650, 30),
+  /**
+   * Calls, with everything that carries their content, are deleted this many days after they started, unless the
+   * customer chose another period within the two bounds below (docs/call-data.md); unset or 0: kept for ever.
+   */
+  CALL_RETENTION_DAYS_DEFAULT: int(0, 36_500, 0),
+  /** The shortest retention a customer may choose, in days. */
+  CALL_RETENTION_DAYS_MIN: int(1, 36_500, 1),
+  /** The longest retention a customer may choose, in days; unset or 0: none, and "kept for ever" may be chosen. */
+  CALL_RETENTION_DAYS_MAX: int(0, 36_500, 0),
   /** Run the delivery worker inside the API process (turn off when running separate `worker` processes). */
   WORKER_IN_PROCESS: bool(true),
   WORKER_CONCURRENCY: int(1, 1000, 100),
@@ -206,6 +215,22 @@ const missingServerSecret = (dataDir: string) =>
     '  keep working.',
   ].join('\n');
 
+/** The retention default must be a period a customer could choose: within the bounds, and MIN ≤ MAX. */
+function retentionBoundsIssues(e: Env): string[] {
+  const { CALL_RETENTION_DAYS_DEFAULT: def, CALL_RETENTION_DAYS_MIN: min, CALL_RETENTION_DAYS_MAX: max } = e;
+  if (max > 0 && max < min)
+    return [`  CALL_RETENTION_DAYS_MAX: must be at least CALL_RETENTION_DAYS_MIN (${min})`];
+  if (def > 0 && def < min)
+    return [`  CALL_RETENTION_DAYS_DEFAULT: must be at least CALL_RETENTION_DAYS_MIN (${min})`];
+  if (max > 0 && (def === 0 || def > max)) {
+    return [
+      `  CALL_RETENTION_DAYS_DEFAULT: must be at most CALL_RETENTION_DAYS_MAX (${max})` +
+        (def === 0 ? '; unset or 0 keeps calls for ever, which is longer' : ''),
+    ];
+  }
+  return [];
+}
+
 /** Parses the environment; every problem is listed, each naming its variable. */
 export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   const cleaned = Object.fromEntries(Object.entries(env).filter(([, v]) => v !== undefined && v !== ''));
@@ -219,6 +244,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     throw new ConfigError('Invalid configuration:\n  TLS_CERT_FILE and TLS_KEY_FILE must be set together');
   }
   if (e.DATABASE_URL && !e.SERVER_SECRET) throw new ConfigError(missingServerSecret(e.DATA_DIR));
+  const retention = retentionBoundsIssues(e);
+  if (retention.length > 0) throw new ConfigError(`Invalid configuration:\n${retention.join('\n')}`);
   if (e.PROVIDER === 'elevenlabs') {
     const missing = (['ELEVENLABS_API_KEY', 'ELEVENLABS_WEBHOOK_SECRET'] as const).filter((name) => !e[name]);
     if (missing.length > 0) {

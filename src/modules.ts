@@ -37,7 +37,7 @@ export const MODULES: ModuleMap = {
   base: {
     kind: 'platform',
     purpose:
-      'config (the environment, validated once), clock, ids, logger, signer, phone numbers, loops, shutdown',
+      'config (the environment, validated once), clock, ids, logger, signer, phone numbers, redaction, loops, shutdown',
     tables: [],
     files: [
       'config.ts',
@@ -46,6 +46,7 @@ export const MODULES: ModuleMap = {
       'logger.ts',
       'signer.ts',
       'phone.ts',
+      'redaction.ts',
       'server-secret.ts',
       'compile-cache.ts',
       'loop.ts',
@@ -129,13 +130,18 @@ export const MODULES: ModuleMap = {
   },
   calls: {
     kind: 'domain',
-    purpose: 'calls, their lifecycle from provider events, post-processing, billing; GET /calls',
-    tables: ['calls', 'call_lifecycle', 'call_insights'],
+    purpose: 'calls, their lifecycle from provider events, post-processing, billing, deletion; GET /calls',
+    tables: ['calls', 'call_lifecycle', 'call_insights', 'deleted_calls'],
   },
   transcripts: {
     kind: 'domain',
     purpose: 'transcript endpoints, fetch-and-store, REST ⇄ webhook forms',
     tables: ['transcripts'],
+  },
+  'call-export': {
+    kind: 'domain',
+    purpose: 'GET /calls/export: calls streamed as CSV or NDJSON, with transcripts and insights',
+    tables: [],
   },
   sms: {
     kind: 'domain',
@@ -165,7 +171,7 @@ export const MODULES: ModuleMap = {
   },
   maintenance: {
     kind: 'domain',
-    purpose: 'retention of the delivery log and auth failures; PGlite vacuums',
+    purpose: 'retention of calls, the delivery log, auth failures and idempotency keys; PGlite vacuums',
     tables: [],
   },
   app: {

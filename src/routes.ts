@@ -1,6 +1,7 @@
 import type { FastifyInstance } from 'fastify';
 import { registerListAssistants } from './assistants/index.ts';
-import { registerGetCall, registerListCalls } from './calls/index.ts';
+import { registerCallExport } from './call-export/index.ts';
+import { registerDeleteCall, registerGetCall, registerListCalls } from './calls/index.ts';
 import { registerWhoami } from './keys/index.ts';
 import { registerCreateOutboundCall, registerDryRunOutboundCall } from './outbound/index.ts';
 import type { Services } from './services.ts';
@@ -17,7 +18,10 @@ export function registerApiRoutes(api: FastifyInstance, services: Services): voi
   // Read API: assistants, calls, call detail
   registerListAssistants(api, services.assistants);
   registerListCalls(api, services.calls);
+  registerCallExport(api, services.callExport);
   registerGetCall(api, services.calls);
+  // DELETE /calls/{id}: the call and everything carrying its content (docs/call-data.md)
+  registerDeleteCall(api, services.callRemoval);
 
   // Outbound calls and transcripts: POST /outbound-calls, POST /outbound-calls/dry-run,
   // GET /calls/{id}/transcript, GET /outbound-calls/{id}/transcript

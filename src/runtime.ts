@@ -3,6 +3,7 @@ import type { Logger } from 'pino';
 import type { Clock } from './clock.ts';
 import type { Config } from './config.ts';
 import { createSecretBox, type SecretBox } from './crypto/index.ts';
+import type { RetentionBounds } from './customers/index.ts';
 import type { DatabaseHandle } from './db/index.ts';
 import { migrateToLatest } from './db/index.ts';
 import { checkServerSecret, createKeyHasher } from './keys/index.ts';
@@ -49,6 +50,15 @@ export function twilioSettings(config: Config): TwilioSettings | undefined {
     messagingServiceSid: config.twilioMessagingServiceSid,
     apiBaseUrl: config.twilioApiBaseUrl,
     publicBaseUrl: config.publicBaseUrl ?? '',
+  };
+}
+
+/** CALL_RETENTION_DAYS_DEFAULT, _MIN and _MAX (0: for ever, no longest), as the customers service takes them. */
+export function retentionBounds(config: Config): RetentionBounds {
+  return {
+    defaultDays: config.callRetentionDaysDefault || null,
+    minDays: config.callRetentionDaysMin,
+    maxDays: config.callRetentionDaysMax || null,
   };
 }
 
@@ -121,6 +131,7 @@ export async function openRuntime(
         countries: config.outboundCountriesDefault,
         maxDailyCapUsd: config.outboundMaxDailyCapDefault,
       },
+      callRetention: retentionBounds(config),
     });
     return {
       config,

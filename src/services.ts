@@ -1,10 +1,11 @@
 import type { Logger } from 'pino';
 import { createAssistantsService } from './assistants/index.ts';
+import { createCallExport } from './call-export/index.ts';
 import { callListeners } from './call-listeners.ts';
-import { createCallsService, createLifecycleService } from './calls/index.ts';
+import { createCallRemoval, createCallsService, createLifecycleService } from './calls/index.ts';
 import type { Clock } from './clock.ts';
 import type { SecretBox } from './crypto/index.ts';
-import { createCustomersService } from './customers/index.ts';
+import { createCustomersService, type RetentionBounds } from './customers/index.ts';
 import { createDashboardServices } from './dashboard/index.ts';
 import type { Database, Notifications } from './db/index.ts';
 import type { SenderNetwork } from './delivery/index.ts';
@@ -59,6 +60,8 @@ export type CoreDeps = {
   defaultKeyRateLimit: number;
   /** The outbound limits of customers the operator has not given their own (OUTBOUND_*_DEFAULT). */
   outboundDefaults: OutboundLimits;
+  /** CALL_RETENTION_DAYS_*: how long calls are kept, and the choices customers may make (absent: for ever). */
+  callRetention?: RetentionBounds | undefined;
   webhooks: {
     maxPerCustomer: number;
     allowHttpTargets: boolean;
@@ -134,6 +137,10 @@ export function createServices(deps: CoreDeps) {
     /** Which ElevenLabs agent answers for an assistant (kept whichever provider runs, so links can be made first). */
     agentLinks: createAgentLinksService({ ...deps, lookups: elevenlabs?.lookups ?? null }),
     calls,
+    /** DELETE /calls/{id} and the retention loop: deleting calls with everything of theirs, leaving tombstones. */
+    callRemoval: createCallRemoval({ ...deps, reports: callListeners() }),
+    /** GET /calls/export, the dashboard's download and the operator's `calls export`: one stream. */
+    callExport: createCallExport(deps),
     authenticator: createAuthenticator({ ...deps, keyCache, testMode: deps.testMode === true }),
     simulator,
     /** Text messages (POST /sms/send, GET /sms/messages), and the simulated carrier the simulator's tick drives. */

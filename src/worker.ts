@@ -1,6 +1,6 @@
 import { createWebhookSender } from './delivery/index.ts';
 import { startLoop } from './loop.ts';
-import { purgeExpired, startEmbeddedVacuum } from './maintenance/index.ts';
+import { purgeExpired, startCallRetention, startEmbeddedVacuum } from './maintenance/index.ts';
 import type { ReadinessProbe } from './ops/index.ts';
 import { createBacklogWatch } from './ops/index.ts';
 import { createCallbackDelivery } from './outbound/index.ts';
@@ -17,7 +17,7 @@ const AUTH_FAILURE_RETENTION_DAYS = 30;
 
 /**
  * Everything a worker process does, as configured: webhook deliveries (continuous loop), callback
- * notifications, call.transcript.ready checks, retention, and on PGlite the vacuums autovacuum would run. In the
+ * notifications, call.transcript.ready checks, retention (calls too), and on PGlite the vacuums autovacuum would run. In the
  * API process by default, or alone with the `worker` command.
  */
 export function createConfiguredWorker(runtime: Runtime): {
@@ -79,6 +79,13 @@ export function createConfiguredWorker(runtime: Runtime): {
         authFailureDays: AUTH_FAILURE_RETENTION_DAYS,
       }),
     ),
+    // Calls past each customer's retention, in small batches (docs/call-data.md); idempotent like the purge above.
+    startCallRetention({
+      customers: runtime.services.customers,
+      removal: runtime.services.callRemoval,
+      clock: runtime.clock,
+      logger,
+    }),
     ...(runtime.database.kind === 'pglite' ? startEmbeddedVacuum(db, logger) : []),
   ];
   const probe: ReadinessProbe = {

@@ -8,6 +8,7 @@ import type {
   CreateTestInboundCall,
   CreateTestInboundSms,
   CreateWebhookSubscription,
+  ExportCallsQuery,
   Identity,
   ListAssistantsQuery,
   ListCallsQuery,
@@ -67,6 +68,8 @@ export type RequestOptions = {
   /** The operation is idempotent by definition (e.g. POST /webhook-subscriptions), so retries are safe. */
   idempotent?: boolean;
   signal?: AbortSignal;
+  /** The answer is text, not JSON (GET /calls/export): `data` is the body as sent. */
+  text?: boolean;
 };
 
 export type ApiResponse<T> = {
@@ -149,7 +152,7 @@ export class VoiceCallsClient {
         if (res.status < 400) {
           return {
             status: res.status,
-            data: (text ? JSON.parse(text) : null) as T,
+            data: (o.text ? text : text ? JSON.parse(text) : null) as T,
             requestId: res.headers.get('x-request-id'),
             headers: res.headers,
           };
@@ -205,9 +208,27 @@ export class VoiceCallsClient {
     iterate: (query: Omit<ListCallsQuery, 'cursor' | 'page'> = {}) =>
       paginate((cursor) => this.calls.list({ ...query, cursor })),
     get: (id: string): Promise<CallDetail> => this.#data('GET', `/calls/${encodeURIComponent(id)}`),
+    /**
+     * Every call of the filters as CSV (`format: 'ndjson'`: one JSON object per line), as one string. For millions of
+     * calls, stream `GET /calls/export` to a file instead (docs/call-data.md): this holds the whole export in memory.
+     */
+    export: (query: ExportCallsQuery = {}): Promise<string> =>
+      this.#data('GET', '/calls/export', {
+        query: query as RequestOptions['query'],
+        headers: { accept: 'text/csv, application/x-ndjson' },
+        text: true,
+      }),
     /** The transcript (REST form), or `{ status: "pending" }` (202) while it settles: ask again later. */
     transcript: (id: string): Promise<Transcript | TranscriptPending> =>
       this.#data('GET', `/calls/${encodeURIComponent(id)}/transcript`),
+    /**
+     * Deletes the call and everything carrying its content (204). A call not yet finished throws ProblemError
+     * `call.in_progress` (409); once deleted it is a 404. Retried on network errors like every DELETE: a retry
+     * after a deletion that went through throws `resource.not_found`.
+     */
+    delete: async (id: string): Promise<void> => {
+      await this.request('DELETE', `/calls/${encodeURIComponent(id)}`);
+    },
   };
 
   /** Test mode (a `svc_test_` key): helpers that exist only there. */

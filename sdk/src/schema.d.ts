@@ -56,11 +56,33 @@ export interface paths {
     };
     /**
      * List calls
-     * @description Inbound and outbound calls together, newest first (`started_at`, then `id`). Pass `next_cursor` as `cursor` for the next page (recommended); `page` is an offset alternative (slower when deep). A cursor only continues the list it came from (same filters).
+     * @description Inbound and outbound calls together, newest first (`started_at`, then `id`). Pass `next_cursor` as `cursor` for the next page (recommended); `page` is an offset alternative (slower when deep). A cursor only continues the list it came from (same filters). Filters combine (all must match) and only ever see your own calls; `updated_since` finds the calls changed since an instant (polling).
      *
      *     Scope: `read_calls`.
      */
     get: operations['listCalls'];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/calls/export': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * Export calls (CSV or NDJSON)
+     * @description Every call matching the filters of `GET /calls`, newest first, streamed as it is read (no page size, no cursor): CSV with a header row (the detail fields of `GET /calls/{id}`; objects as JSON; text a spreadsheet would run as a formula starts with `'`) or NDJSON (one detail object per line). `format` wins over `Accept`; CSV by default. `include=transcript,insights` adds those columns. Memory stays flat whatever the size; closing the connection stops the reads.
+     *
+     *     Scope: `read_calls`.
+     */
+    get: operations['exportCalls'];
     put?: never;
     post?: never;
     delete?: never;
@@ -85,7 +107,13 @@ export interface paths {
     get: operations['getCall'];
     put?: never;
     post?: never;
-    delete?: never;
+    /**
+     * Delete a call
+     * @description Deletes the call and everything that carries its content: its transcript, summary and insights, its events with their webhook deliveries (pending ones are not sent) and its `callback_url` notifications. The call then answers 404, and a late provider event or a retried request never makes it again. Its cost stays in the key's daily spend. A call that has not finished (still going on, or being post-processed) answers 409 `call.in_progress`; another customer's call is a 404. Calls are also deleted at the end of your retention period (dashboard, Settings).
+     *
+     *     Scope: `outbound_calls`.
+     */
+    delete: operations['deleteCall'];
     options?: never;
     head?: never;
     patch?: never;
@@ -704,6 +732,7 @@ export interface components {
      *       "has_transcript": true,
      *       "recording_available": false,
      *       "created_at": "2026-11-21T10:00:00.000Z",
+     *       "updated_at": "2026-11-21T10:02:14.000Z",
      *       "livemode": true
      *     }
      */
@@ -761,6 +790,11 @@ export interface components {
        * @description When the record was created.
        */
       created_at: string;
+      /**
+       * Format: date-time
+       * @description When the call last changed (status, cost, transcript, insights); `updated_since` filters on it.
+       */
+      updated_at: string;
       /** @description False for a test-mode call (placed with a `svc_test_` key). */
       livemode: boolean;
     };
@@ -833,6 +867,7 @@ export interface components {
      *       "has_transcript": true,
      *       "recording_available": false,
      *       "created_at": "2026-11-21T10:00:00.000Z",
+     *       "updated_at": "2026-11-21T10:02:14.000Z",
      *       "livemode": true,
      *       "summary": "The caller booked a table for two on Friday at 19:00.",
      *       "disconnect_reason": "caller_hangup",
@@ -895,6 +930,11 @@ export interface components {
        * @description When the record was created.
        */
       created_at: string;
+      /**
+       * Format: date-time
+       * @description When the call last changed (status, cost, transcript, insights); `updated_since` filters on it.
+       */
+      updated_at: string;
       /** @description False for a test-mode call (placed with a `svc_test_` key). */
       livemode: boolean;
       /** @description AI summary of the conversation; null until ready. */
@@ -1338,6 +1378,7 @@ export interface components {
               | 'outbound.spend_cap_exceeded'
               | 'outbound.assistant_inactive'
               | 'outbound.assistant_no_phone_number'
+              | 'call.in_progress'
               | 'assistant.not_linked'
               | 'carrier.busy'
               | 'provider.signature_invalid'
@@ -1608,6 +1649,7 @@ export interface components {
               | 'outbound.spend_cap_exceeded'
               | 'outbound.assistant_inactive'
               | 'outbound.assistant_no_phone_number'
+              | 'call.in_progress'
               | 'assistant.not_linked'
               | 'carrier.busy'
               | 'provider.signature_invalid'
@@ -2315,6 +2357,28 @@ export interface operations {
         from?: string;
         /** @description Inclusive upper bound on `started_at`. */
         to?: string;
+        /** @description Only calls from this number (exact E.164; encode `+` as `%2B`). */
+        from_number?: string;
+        /** @description Only calls to this number (exact E.164; encode `+` as `%2B`). */
+        to_number?: string;
+        /** @description Only the call placed with this `external_id` (exact); only API-placed outbound calls have one. */
+        external_id?: string;
+        /** @description Only calls whose `metadata` (POST /outbound-calls) has these pairs: `key:value`, several joined by `,` (all must match). Values compare as text: a number or boolean as written in JSON (`42`, `true`); a null never matches. A key ends at its first `:`; `\` escapes the next character (`\,` `\:` `\\`). At most 10 pairs. */
+        metadata?: string;
+        /** @description Only calls that ended for this reason (exact), e.g. `caller_hangup`. */
+        disconnect_reason?: string;
+        /** @description Inclusive lower bound on `duration_seconds`; calls without a duration never match. */
+        duration_min?: number;
+        /** @description Inclusive upper bound on `duration_seconds`. */
+        duration_max?: number;
+        /** @description Inclusive lower bound on `cost` (USD); calls not yet billed never match. */
+        cost_min?: string;
+        /** @description Inclusive upper bound on `cost` (USD). */
+        cost_max?: string;
+        /** @description `true`: only calls with a transcript; `false`: only calls without. */
+        has_transcript?: boolean;
+        /** @description Only calls changed at or after this instant (`updated_at`: status, cost, transcript, insights). For polling: pass the instant your previous walk started, minus a margin. */
+        updated_since?: string;
         /** @description Page size; default 25. */
         limit?: number;
         /** @description The `next_cursor` of the previous page (same filters); wins over `page`. */
@@ -2361,6 +2425,7 @@ export interface operations {
            *           "has_transcript": true,
            *           "recording_available": false,
            *           "created_at": "2026-11-21T10:00:00.000Z",
+           *           "updated_at": "2026-11-21T10:02:14.000Z",
            *           "livemode": true
            *         }
            *       ],
@@ -2368,6 +2433,163 @@ export interface operations {
            *     }
            */
           'application/json': components['schemas']['CallsPage'];
+        };
+      };
+      /** @description Problem: `input.malformed`. */
+      400: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
+          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
+          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'] & {
+            /** @enum {string} */
+            code: 'input.malformed';
+          };
+        };
+      };
+      /** @description Problem: `auth.missing`, `auth.invalid`, `auth.revoked`, `auth.expired`. */
+      401: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
+          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
+          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'] & {
+            /** @enum {string} */
+            code: 'auth.missing' | 'auth.invalid' | 'auth.revoked' | 'auth.expired';
+          };
+        };
+      };
+      /** @description Problem: `transport.insecure`, `perm.denied`. */
+      403: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
+          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
+          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'] & {
+            /** @enum {string} */
+            code: 'transport.insecure' | 'perm.denied';
+          };
+        };
+      };
+      /** @description Problem: `input.invalid`. */
+      422: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
+          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
+          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'] & {
+            /** @enum {string} */
+            code: 'input.invalid';
+          };
+        };
+      };
+      /** @description Problem: `auth.throttled`, `rate.exceeded`, `rate.exceeded_key`. */
+      429: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
+          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
+          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
+          'Retry-After': components['headers']['Retry-After'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'] & {
+            /** @enum {string} */
+            code: 'auth.throttled' | 'rate.exceeded' | 'rate.exceeded_key';
+          };
+        };
+      };
+      /** @description Problem: `internal.error`. */
+      500: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
+          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
+          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'] & {
+            /** @enum {string} */
+            code: 'internal.error';
+          };
+        };
+      };
+    };
+  };
+  exportCalls: {
+    parameters: {
+      query?: {
+        direction?: 'inbound' | 'outbound';
+        /** @description Only calls in one of these statuses; one value or several, comma-separated (e.g. `completed,no_answer`). Values: `queued`, `ringing`, `in_progress`, `completed`, `no_answer`, `busy`, `failed`, `canceled`. */
+        status?: string;
+        assistant_id?: string;
+        /** @description Inclusive lower bound on `started_at` (ISO-8601 with offset). */
+        from?: string;
+        /** @description Inclusive upper bound on `started_at`. */
+        to?: string;
+        /** @description Only calls from this number (exact E.164; encode `+` as `%2B`). */
+        from_number?: string;
+        /** @description Only calls to this number (exact E.164; encode `+` as `%2B`). */
+        to_number?: string;
+        /** @description Only the call placed with this `external_id` (exact); only API-placed outbound calls have one. */
+        external_id?: string;
+        /** @description Only calls whose `metadata` (POST /outbound-calls) has these pairs: `key:value`, several joined by `,` (all must match). Values compare as text: a number or boolean as written in JSON (`42`, `true`); a null never matches. A key ends at its first `:`; `\` escapes the next character (`\,` `\:` `\\`). At most 10 pairs. */
+        metadata?: string;
+        /** @description Only calls that ended for this reason (exact), e.g. `caller_hangup`. */
+        disconnect_reason?: string;
+        /** @description Inclusive lower bound on `duration_seconds`; calls without a duration never match. */
+        duration_min?: number;
+        /** @description Inclusive upper bound on `duration_seconds`. */
+        duration_max?: number;
+        /** @description Inclusive lower bound on `cost` (USD); calls not yet billed never match. */
+        cost_min?: string;
+        /** @description Inclusive upper bound on `cost` (USD). */
+        cost_max?: string;
+        /** @description `true`: only calls with a transcript; `false`: only calls without. */
+        has_transcript?: boolean;
+        /** @description Only calls changed at or after this instant (`updated_at`: status, cost, transcript, insights). For polling: pass the instant your previous walk started, minus a margin. */
+        updated_since?: string;
+        /** @description Wins over `Accept` (`text/csv`, `application/x-ndjson`); CSV when neither says. */
+        format?: 'csv' | 'ndjson';
+        /** @description Optional columns, comma-separated: `transcript` (the stored transcript as speaker-prefixed text, empty when none is stored) and `insights` (the AI insights as JSON). */
+        include?: string;
+      };
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description The calls, as a file (`Content-Disposition: attachment`). */
+      200: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
+          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
+          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
+          [name: string]: unknown;
+        };
+        content: {
+          'text/csv': string;
+          'application/x-ndjson': string;
         };
       };
       /** @description Problem: `input.malformed`. */
@@ -2512,6 +2734,7 @@ export interface operations {
            *       "has_transcript": true,
            *       "recording_available": false,
            *       "created_at": "2026-11-21T10:00:00.000Z",
+           *       "updated_at": "2026-11-21T10:02:14.000Z",
            *       "livemode": true,
            *       "summary": "The caller booked a table for two on Friday at 19:00.",
            *       "disconnect_reason": "caller_hangup",
@@ -2584,6 +2807,160 @@ export interface operations {
           'application/problem+json': components['schemas']['Problem'] & {
             /** @enum {string} */
             code: 'resource.not_found';
+          };
+        };
+      };
+      /** @description Problem: `input.invalid`. */
+      422: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
+          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
+          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'] & {
+            /** @enum {string} */
+            code: 'input.invalid';
+          };
+        };
+      };
+      /** @description Problem: `auth.throttled`, `rate.exceeded`, `rate.exceeded_key`. */
+      429: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
+          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
+          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
+          'Retry-After': components['headers']['Retry-After'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'] & {
+            /** @enum {string} */
+            code: 'auth.throttled' | 'rate.exceeded' | 'rate.exceeded_key';
+          };
+        };
+      };
+      /** @description Problem: `internal.error`. */
+      500: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
+          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
+          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'] & {
+            /** @enum {string} */
+            code: 'internal.error';
+          };
+        };
+      };
+    };
+  };
+  deleteCall: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        /** @example a410ae5c-c6d3-460f-aac0-0745cbbc991b */
+        id: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Deleted; no body. */
+      204: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
+          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
+          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
+          [name: string]: unknown;
+        };
+        content?: never;
+      };
+      /** @description Problem: `input.malformed`. */
+      400: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
+          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
+          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'] & {
+            /** @enum {string} */
+            code: 'input.malformed';
+          };
+        };
+      };
+      /** @description Problem: `auth.missing`, `auth.invalid`, `auth.revoked`, `auth.expired`. */
+      401: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
+          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
+          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'] & {
+            /** @enum {string} */
+            code: 'auth.missing' | 'auth.invalid' | 'auth.revoked' | 'auth.expired';
+          };
+        };
+      };
+      /** @description Problem: `transport.insecure`, `perm.denied`. */
+      403: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
+          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
+          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'] & {
+            /** @enum {string} */
+            code: 'transport.insecure' | 'perm.denied';
+          };
+        };
+      };
+      /** @description Problem: `resource.not_found`. */
+      404: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
+          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
+          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'] & {
+            /** @enum {string} */
+            code: 'resource.not_found';
+          };
+        };
+      };
+      /** @description Problem: `call.in_progress`. */
+      409: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
+          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
+          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'] & {
+            /** @enum {string} */
+            code: 'call.in_progress';
           };
         };
       };
@@ -6354,6 +6731,7 @@ export interface operations {
            *       "has_transcript": true,
            *       "recording_available": false,
            *       "created_at": "2026-11-21T10:00:00.000Z",
+           *       "updated_at": "2026-11-21T10:02:14.000Z",
            *       "livemode": true,
            *       "summary": "The caller booked a table for two on Friday at 19:00.",
            *       "disconnect_reason": "caller_hangup",

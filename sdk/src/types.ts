@@ -47,6 +47,7 @@ type Body<Op extends keyof operations> = operations[Op] extends {
 
 export type ListAssistantsQuery = Query<'listAssistants'>;
 export type ListCallsQuery = Query<'listCalls'>;
+export type ExportCallsQuery = Query<'exportCalls'>;
 export type ListWebhookSubscriptionsQuery = Query<'listWebhookSubscriptions'>;
 export type ListWebhookEventsQuery = Query<'listWebhookEvents'>;
 export type CreateOutboundCall = Body<'createOutboundCall'>;

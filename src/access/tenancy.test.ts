@@ -100,6 +100,15 @@ const CASES: Case[] = [
     refused: 'not found',
     ask: (t, as, o) => t.services.keys.revokeKey(as, o.customer.keyId),
   },
+  // Last: its own call is gone after it.
+  {
+    name: 'callRemoval.deleteCall',
+    refused: 'not found',
+    ask: async (t, as, o) => {
+      await t.services.callRemoval.deleteCall(as, o.callId);
+      return (await t.services.calls.getCall(as, o.callId).catch(() => 'deleted')) === 'deleted';
+    },
+  },
 ];
 
 describe('tenancy: every service method taking a customer id serves its own objects and refuses another’s', () => {

@@ -8,6 +8,7 @@ import type { CallReports } from './call-reports.ts';
 import { canTransition } from './call-status.ts';
 import * as repo from './lifecycle.repository.ts';
 import { createCall, newCallRow } from './new-call.ts';
+import { wasDeleted } from './tombstones.repository.ts';
 
 export type ApplyOutcome = 'applied' | 'ignored' | 'unknown';
 
@@ -19,7 +20,8 @@ const seconds = (from: Date, to: Date) => Math.max(0, Math.round((to.getTime() -
 /**
  * Turns one provider event into our call record, in one transaction holding the call's row lock:
  * the status change, what it reports (`CallReports`) and (on the end) the pending post-processing step.
- * Duplicate, late or out-of-order events are ignored by the state machine, so redelivery is safe.
+ * Duplicate, late or out-of-order events are ignored by the state machine, so redelivery is safe; an event of a
+ * deleted call (its tombstone) is ignored too, so a late one never makes the call again.
  */
 export async function applyProviderEvent(
   deps: { db: Database; clock: Clock; reports: CallReports; logger?: Logger | undefined },
@@ -30,7 +32,10 @@ export async function applyProviderEvent(
     if (event.type === 'call.inbound') return createInbound(tx, event, now);
     const callId = event.callId ?? (await repo.callIdForProviderCall(tx, event.providerCallId));
     const call = callId ? await repo.lockCall(tx, callId) : undefined;
-    if (!call) return 'unknown';
+    if (!call) {
+      const deleted = await wasDeleted(tx, { callId: event.callId, providerCallId: event.providerCallId });
+      return deleted ? 'ignored' : 'unknown';
+    }
     if (!(await mayChange(tx, call, event))) {
       deps.logger?.warn(
         {
@@ -132,6 +137,8 @@ async function applyToCall(
 
 async function createInbound(tx: Database, event: InboundEvent, now: Date): Promise<ApplyOutcome> {
   if (await repo.callIdForProviderCall(tx, event.providerCallId)) return 'ignored';
+  // Deleted by its customer: the provider's late or repeated word of it must not make it again.
+  if (await wasDeleted(tx, { providerCallId: event.providerCallId })) return 'ignored';
   const assistant = await findAssistant(tx, event.assistantId);
   if (!assistant) return 'unknown';
   const row = newCallRow({

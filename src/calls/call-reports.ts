@@ -17,7 +17,14 @@ export type CallReports = {
     outcome: { costUsd: string; insights: CallInsight[] },
     now: Date,
   ): Promise<void>;
+  /**
+   * These calls of the customer were deleted, by its request (`DELETE /calls/{id}`) or at the end of their retention:
+   * what names them without a foreign key (which cascades) is for the listener to drop.
+   */
+  removed(tx: Database, removal: RemovedCalls, now: Date): Promise<void>;
 };
+
+export type RemovedCalls = { customerId: string; callIds: readonly string[]; by: 'request' | 'retention' };
 
 /** Reports to every listener in turn, in the order given. */
 export function reportingTo(...listeners: CallReports[]): CallReports {
@@ -27,6 +34,9 @@ export function reportingTo(...listeners: CallReports[]): CallReports {
     },
     async finished(tx, call, outcome, now) {
       for (const listener of listeners) await listener.finished(tx, call, outcome, now);
+    },
+    async removed(tx, removal, now) {
+      for (const listener of listeners) await listener.removed(tx, removal, now);
     },
   };
 }

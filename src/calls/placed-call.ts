@@ -20,7 +20,7 @@ export const recordProviderCall = (tx: Database, callId: string, placed: PlacedC
     updated_at: now,
   });
 
-/** Removes a call the provider never took; its tracking row and spend reservation go with it. */
+/** Removes a call the provider never took; its tracking row goes with it (its reservation is outbound's to remove). */
 export async function removeUnplacedCall(tx: Database, callId: string): Promise<void> {
   await tx.deleteFrom('calls').where('id', '=', callId).execute();
 }

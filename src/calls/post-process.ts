@@ -1,5 +1,7 @@
+import { redactsCallData } from '../customers/index.ts';
 import type { CallRow, Database } from '../db/index.ts';
 import { type ConversationDetails, providerForMode, type VoiceProvider } from '../provider/index.ts';
+import { redactText } from '../redaction.ts';
 import { billableSeconds, costUnits, formatUsd } from './billing.ts';
 import type { CallReports } from './call-reports.ts';
 import * as repo from './lifecycle.repository.ts';
@@ -78,11 +80,14 @@ async function finish(
   // A provider that reports its charge (ElevenLabs' `cost_fiat`) sets the cost; else our per-minute rate. A
   // test-mode call costs nothing.
   const cost = call.livemode ? (details?.costUsd ?? formatUsd(costUnits(billable))) : formatUsd(0n);
+  const summary = details?.summary ?? call.summary;
   const done = await repo.updateCall(tx, call.id, {
     duration_seconds: duration,
     billable_seconds: billable,
     cost_usd: cost,
-    summary: details?.summary ?? call.summary,
+    // The summary retells the conversation: masked like its transcript when the customer asked for it.
+    summary:
+      summary !== null && (await redactsCallData(tx, call.customer_id)) ? redactText(summary) : summary,
     has_transcript: details?.hasTranscript ?? false,
     recording_available: details?.recordingAvailable ?? false,
     updated_at: now,

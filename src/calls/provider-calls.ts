@@ -4,10 +4,16 @@ import type { ApplyOutcome } from './apply-event.ts';
 import { callIdForProviderCall } from './lifecycle.repository.ts';
 import type { LifecycleService } from './lifecycle.service.ts';
 import { lockPlacedCall, recordProviderCall } from './placed-call.ts';
+import { wasDeleted } from './tombstones.repository.ts';
 
-/** Whether one of our calls carries this provider handle. */
+/**
+ * Whether one of our calls carries this provider handle, or carried it before it was deleted (reconciliation must
+ * not make a deleted call again from the provider's list).
+ */
 export async function knowsProviderCall(db: Database, providerCallId: string): Promise<boolean> {
-  return (await callIdForProviderCall(db, providerCallId)) !== null;
+  return (
+    (await callIdForProviderCall(db, providerCallId)) !== null || (await wasDeleted(db, { providerCallId }))
+  );
 }
 
 /**

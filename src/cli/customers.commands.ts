@@ -1,6 +1,21 @@
 import type { Command } from 'commander';
-import type { CustomerView } from '../customers/index.ts';
+import type { CallDataSettings, CustomerView, RetentionChoice } from '../customers/index.ts';
 import { type Cli, csv, listed, output } from './context.ts';
+
+const days = (n: number | null) => (n === null ? 'for ever' : `${n} day${n === 1 ? '' : 's'}`);
+
+/** A customer's call data settings in one line. */
+const callDataText = (id: string, c: CallDataSettings) =>
+  `Customer ${id}: calls kept ${days(c.call_retention_days)}${c.call_retention_is_default ? ' (default)' : ''}, ` +
+  `transcripts ${c.redact_transcripts ? 'redacted' : 'not redacted'}`;
+
+/** `--days`: a number of days, `forever`, or `default` (CALL_RETENTION_DAYS_DEFAULT again). */
+function retentionOption(v: string): RetentionChoice {
+  if (v === 'default' || v === 'forever') return v;
+  if (!/^\d+$/.test(v))
+    throw new Error(`--days must be a number of days, "forever" or "default", not "${v}".`);
+  return Number(v);
+}
 
 const limitsText = (c: CustomerView) =>
   `outbound ${listed(c.outbound_countries)}${c.outbound_countries_is_default ? ' (default)' : ''}, ` +
@@ -83,6 +98,41 @@ export function registerCustomerCommands(program: Command, cli: Cli): void {
             ? `Deleted the test data of customer ${r.customerId}; its test keys keep working, on empty test data`
             : `Customer ${r.customerId} has no test data`,
         );
+      }),
+    );
+
+  customers
+    .command('set-retention')
+    .description(
+      "How long a customer's calls are kept (everything of them is deleted past it), within CALL_RETENTION_DAYS_MIN/MAX",
+    )
+    .argument('<customerId>')
+    .requiredOption(
+      '--days <days>',
+      'a number of days; "forever"; or "default" for CALL_RETENTION_DAYS_DEFAULT',
+    )
+    .option('--json', 'print JSON')
+    .action((customerId: string, opts: { days: string; json?: boolean }) =>
+      cli.withRuntime(async ({ services }) => {
+        const c = await services.customers.setCallRetention(customerId, retentionOption(opts.days));
+        output(cli, opts, c, () => callDataText(customerId, c));
+      }),
+    );
+
+  customers
+    .command('set-redaction')
+    .description(
+      "Mask phone numbers, e-mail addresses and card numbers in a customer's transcripts and summaries (or stop)",
+    )
+    .argument('<customerId>')
+    .requiredOption('--transcripts <onOrOff>', '"on" or "off"')
+    .option('--json', 'print JSON')
+    .action((customerId: string, opts: { transcripts: string; json?: boolean }) =>
+      cli.withRuntime(async ({ services }) => {
+        if (opts.transcripts !== 'on' && opts.transcripts !== 'off')
+          throw new Error(`--transcripts must be "on" or "off", not "${opts.transcripts}".`);
+        const c = await services.customers.setTranscriptRedaction(customerId, opts.transcripts === 'on');
+        output(cli, opts, c, () => callDataText(customerId, c));
       }),
     );
 

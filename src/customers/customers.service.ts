@@ -10,6 +10,16 @@ import {
   resolveLimits,
   valueIssues,
 } from '../outbound-limits.ts';
+import * as callData from './call-data.repository.ts';
+import {
+  type CallDataSettings,
+  KEEP_FOREVER,
+  type RetentionBounds,
+  type RetentionChoice,
+  retentionChoiceIssues,
+  retentionDays,
+  storedRetention,
+} from './call-data.ts';
 import { ensureTestTwin, findCustomer } from './customer-reads.ts';
 import * as repo from './customers.repository.ts';
 
@@ -68,8 +78,11 @@ export function createCustomersService(deps: {
   outboundDefaults: OutboundLimits;
   /** Every key carries its customer's ceiling and limits: told at commit that all may have changed (others hear it). */
   onKeysChanged: () => void;
+  /** CALL_RETENTION_DAYS_*: the retention of customers without their own, and the choices they may make. */
+  callRetention?: RetentionBounds | undefined;
 }) {
   const { db, clock } = deps;
+  const bounds = deps.callRetention ?? KEEP_FOREVER;
 
   const rowToCustomer = (r: CustomerRow): CustomerView => {
     const limits = resolveLimits(r, deps.outboundDefaults);
@@ -98,6 +111,25 @@ export function createCustomersService(deps: {
     return rowToCustomer(row);
   }
 
+  async function callDataSettings(id: string): Promise<CallDataSettings> {
+    const row = await callData.findCallDataSettings(db, id);
+    if (!row) throw notFound('Customer', { table: 'customers', id });
+    return {
+      call_retention_days: retentionDays(row.call_retention_days, bounds),
+      call_retention_is_default: row.call_retention_days === null,
+      call_retention_min_days: bounds.minDays,
+      call_retention_max_days: bounds.maxDays,
+      call_retention_default_days: retentionDays(null, bounds),
+      redact_transcripts: row.redact_transcripts,
+    };
+  }
+
+  async function changeCallData(id: string, changes: Parameters<typeof callData.updateCallDataSettings>[2]) {
+    if (!(await callData.updateCallDataSettings(db, id, changes)))
+      throw notFound('Customer', { table: 'customers', id });
+    return callDataSettings(id);
+  }
+
   async function getCustomer(id: string): Promise<CustomerView> {
     const row = await findCustomer(db, id);
     if (!row) throw notFound('Customer', { table: 'customers', id });
@@ -116,6 +148,8 @@ export function createCustomersService(deps: {
         outbound_countries: null,
         outbound_max_daily_cap_usd: null,
         live_customer_id: null,
+        call_retention_days: null,
+        redact_transcripts: false,
         created_at: clock.now(),
       });
       return rowToCustomer(row);
@@ -158,6 +192,34 @@ export function createCustomersService(deps: {
       return changeCustomer(id, columns);
     },
     isEmpty: async (): Promise<boolean> => !(await repo.hasAnyCustomer(db)),
+
+    /** How long the customer's calls are kept and whether its transcripts are masked (a test twin: its customer's). */
+    callDataSettings,
+    /**
+     * The customer's retention of calls: days within the operator's bounds, "forever" where no longest is set, or
+     * "default". The next retention run deletes what the new period no longer covers.
+     */
+    async setCallRetention(id: string, choice: RetentionChoice): Promise<CallDataSettings> {
+      const issues = retentionChoiceIssues(choice, bounds);
+      if (issues.length > 0) throw invalidInput(issues);
+      return changeCallData(id, { call_retention_days: storedRetention(choice) });
+    },
+    /** Masking of phone numbers, e-mail addresses and card numbers in transcripts stored from now on. */
+    async setTranscriptRedaction(id: string, on: boolean): Promise<CallDataSettings> {
+      return changeCallData(id, { redact_transcripts: on });
+    },
+    /**
+     * Every customer whose calls are not kept for ever (test twins with their customer's period) and its period in
+     * days: what the retention loop deletes, customer by customer.
+     */
+    async retentionTargets(): Promise<{ customerId: string; days: number }[]> {
+      const everyone = bounds.defaultDays !== null || bounds.maxDays !== null;
+      const rows = await callData.retentionChoices(db, { chosenOnly: !everyone });
+      return rows.flatMap((r) => {
+        const days = retentionDays(r.chosen, bounds);
+        return days === null ? [] : [{ customerId: r.id, days }];
+      });
+    },
   };
 }
 

@@ -1,3 +1,6 @@
+export type { CallDataSettings, RetentionBounds, RetentionChoice } from './call-data.ts';
+export { KEEP_FOREVER, retentionDays } from './call-data.ts';
+export { redactsCallData } from './call-data-reads.ts';
 export type { AuthCustomer } from './customer-reads.ts';
 export {
   customerNameOf,
@@ -8,7 +11,7 @@ export {
   isLiveCustomer,
   oldestCustomerIds,
 } from './customer-reads.ts';
-export type { CustomerView } from './customers.service.ts';
+export type { CustomersService, CustomerView } from './customers.service.ts';
 export { createCustomersService } from './customers.service.ts';
 export { seedCustomers } from './customers-seed.ts';
 export { customerMaxDailyCap } from './outbound-cap.repository.ts';

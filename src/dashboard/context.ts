@@ -1,7 +1,9 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { AssistantsService } from '../assistants/index.ts';
+import type { CallExport } from '../call-export/index.ts';
 import type { CallsService } from '../calls/index.ts';
 import type { Clock } from '../clock.ts';
+import type { CustomersService } from '../customers/index.ts';
 import { AppError } from '../errors/index.ts';
 import type { KeysService } from '../keys/index.ts';
 import type { RateLimiter } from '../rate-limit/index.ts';
@@ -39,6 +41,9 @@ export type DashboardDomain = {
   /** The agent each assistant is linked to upstream, shown on its row. */
   agentLinks: { agentLinks(assistantIds: string[]): Promise<AgentLinks> };
   calls: CallsService;
+  callExport: CallExport;
+  /** The account's call data settings (retention of calls, transcript redaction): the settings page. */
+  customers: Pick<CustomersService, 'callDataSettings' | 'setCallRetention' | 'setTranscriptRedaction'>;
   keys: KeysService;
   /** Text messages, sent and received (the messages pages). */
   sms: SmsService;

@@ -142,7 +142,7 @@ describe('dashboard in a real browser', { skip: browserSkip }, () => {
           },
         ],
       });
-      await markHasTranscript(tx, inbound.id);
+      await markHasTranscript(tx, inbound.id, t.clock.now());
       await insertInsights(
         tx,
         { id: inbound.id, customer_id: a.customerId },
@@ -399,7 +399,7 @@ describe('dashboard in a real browser', { skip: browserSkip }, () => {
         now: t.clock.now(),
         segments: [{ speaker: 'assistant', text: 'Ready now.', timestamp: row.started_at.toISOString() }],
       });
-      await markHasTranscript(tx, row.id);
+      await markHasTranscript(tx, row.id, t.clock.now());
     });
     // No navigation by the test: the page reloads itself and shows the transcript.
     await page.locator('.transcript', { hasText: 'Ready now.' }).waitFor({ timeout: 40_000 });

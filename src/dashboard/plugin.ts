@@ -9,6 +9,7 @@ import { DASHBOARD_PREFIX, STRICT_TRANSPORT_SECURITY } from '../http/index.ts';
 import type { RateLimiter } from '../rate-limit/index.ts';
 import { registerAuthRoutes } from './auth.routes.ts';
 import { registerCallsRoutes } from './calls.routes.ts';
+import { registerCallsExportRoute } from './calls-export.routes.ts';
 import {
   type DashboardContext,
   type DashboardDomain,
@@ -21,6 +22,7 @@ import {
 import { field, readForm, sameToken } from './forms.ts';
 import { registerKeysRoutes } from './keys.routes.ts';
 import { registerMessagesRoutes } from './messages.routes.ts';
+import { registerSettingsRoutes } from './settings.routes.ts';
 import { registerUsageRoutes } from './usage.routes.ts';
 import { errorPage } from './views/layout.ts';
 import { registerWebhooksRoutes } from './webhooks.routes.ts';
@@ -193,9 +195,11 @@ export async function registerDashboard(app: FastifyInstance, options: Dashboard
       registerAuthRoutes(dash, ctx);
       registerKeysRoutes(dash, ctx);
       registerWebhooksRoutes(dash, ctx);
+      registerCallsExportRoute(dash, ctx);
       registerCallsRoutes(dash, ctx);
       registerMessagesRoutes(dash, ctx);
       registerUsageRoutes(dash, ctx);
+      registerSettingsRoutes(dash, ctx);
     },
     { prefix: DASHBOARD_PREFIX },
   );

@@ -7,6 +7,7 @@ import type {
   DashboardUsersTable,
   KeyUsageDailyTable,
 } from './tables/dashboard.table.ts';
+import type { DeletedCallsTable } from './tables/deleted-calls.table.ts';
 import type { EventsTable } from './tables/events.table.ts';
 import type { ApiKeySecretsTable, ApiKeysTable, AuthFailuresTable } from './tables/keys.table.ts';
 import type { CallInsightsTable, CallLifecycleTable } from './tables/lifecycle.table.ts';
@@ -36,6 +37,7 @@ export interface DB {
   assistants: AssistantsTable;
   assistant_agents: AssistantAgentsTable;
   calls: CallsTable;
+  deleted_calls: DeletedCallsTable;
   events: EventsTable;
   // Provider, outbound calls, transcripts
   call_lifecycle: CallLifecycleTable;

@@ -33,6 +33,8 @@ export const errorStatus = {
   'outbound.spend_cap_exceeded': 402,
   'outbound.assistant_inactive': 422,
   'outbound.assistant_no_phone_number': 422,
+  // Call data lifecycle (DELETE /calls/{id}); see docs/call-data.md.
+  'call.in_progress': 409,
   // PROVIDER=elevenlabs; see docs/provider-elevenlabs.md.
   'assistant.not_linked': 422,
   'carrier.busy': 503,

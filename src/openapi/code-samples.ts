@@ -73,6 +73,7 @@ const optionalArg = (v: Record<string, unknown>) => (Object.keys(v).length > 0 ?
 const id = (r: RequestExample) => literal(r.pathParams.id);
 const bodyField = (r: RequestExample, name: string): unknown => (isObject(r.body) ? r.body[name] : undefined);
 
+/** `result`: the name the sample gives the answer; empty for an operation that answers nothing (204). */
 type SdkCall = { result: string; call: (r: RequestExample) => string };
 
 /** The SDK's own method for each operation (sdk/src/client.ts); any other goes through `client.request`. */
@@ -81,7 +82,9 @@ export const SDK_CALLS: Record<string, SdkCall> = {
   listAssistants: { result: 'page', call: (r) => `client.assistants.list(${optionalArg(r.query)})` },
   listCalls: { result: 'page', call: (r) => `client.calls.list(${optionalArg(r.query)})` },
   getCall: { result: 'call', call: (r) => `client.calls.get(${id(r)})` },
+  exportCalls: { result: 'csv', call: (r) => `client.calls.export(${optionalArg(r.query)})` },
   getCallTranscript: { result: 'transcript', call: (r) => `client.calls.transcript(${id(r)})` },
+  deleteCall: { result: '', call: (r) => `client.calls.delete(${id(r)})` },
   createOutboundCall: {
     result: 'call',
     call: (r) => {
@@ -174,6 +177,6 @@ export function sdkSample(r: RequestExample): string {
     "  apiKey: process.env.VOICE_CALLS_API_KEY ?? '',",
     "  baseUrl: process.env.BASE_URL ?? '',",
     '});',
-    `const ${result} = await ${call};`,
+    result ? `const ${result} = await ${call};` : `await ${call};`,
   ].join('\n');
 }

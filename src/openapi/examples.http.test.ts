@@ -129,6 +129,7 @@ describe('the request examples of the reference, run as written', () => {
     assert.equal(message.status, 201, message.text);
     const ids: Record<string, Record<string, string>> = {
       getCall: { 'path.id': callId },
+      deleteCall: { 'path.id': callId },
       getCallTranscript: { 'path.id': callId },
       getOutboundCallTranscript: { 'path.id': callId },
       createOutboundCall: { 'body.assistant_id': caller.assistant.id },

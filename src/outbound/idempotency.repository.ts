@@ -85,3 +85,42 @@ export async function purgeBefore(tx: Database, customerId: string, cutoff: Date
     .where('created_at', '<', cutoff)
     .execute();
 }
+
+/**
+ * The calls these records made were deleted by their customer: the stored answer (it names the number called) is
+ * dropped, and the key refuses a retry instead of making the call again, until the record expires.
+ */
+export async function markResourcesDeleted(
+  tx: Database,
+  customerId: string,
+  resourceIds: readonly string[],
+  now: Date,
+): Promise<void> {
+  if (resourceIds.length === 0) return;
+  await tx
+    .updateTable('idempotency_keys')
+    .set({ state: 'resource_deleted', response_status: null, response_body: null, updated_at: now })
+    .where('customer_id', '=', customerId)
+    .where('resource_id', 'in', resourceIds)
+    .execute();
+}
+
+/** Deletes the records that made these calls (the calls reached the end of their retention). */
+export async function deleteForResources(
+  tx: Database,
+  customerId: string,
+  resourceIds: readonly string[],
+): Promise<void> {
+  if (resourceIds.length === 0) return;
+  await tx
+    .deleteFrom('idempotency_keys')
+    .where('customer_id', '=', customerId)
+    .where('resource_id', 'in', resourceIds)
+    .execute();
+}
+
+/** Every customer's records older than `cutoff`, which no retry may use any more; returns how many. */
+export async function purgeAllBefore(db: Database, cutoff: Date): Promise<number> {
+  const r = await db.deleteFrom('idempotency_keys').where('created_at', '<', cutoff).executeTakeFirst();
+  return Number(r.numDeletedRows);
+}

@@ -64,6 +64,11 @@ export async function claimIdempotencyKey(
   if (row.request_hash !== o.hash) {
     throw conflict('This Idempotency-Key was already used with a different request body.');
   }
+  if (row.state === 'resource_deleted') {
+    throw conflict(
+      'What this Idempotency-Key made has since been deleted; nothing is made again. Send a new key to make another.',
+    );
+  }
   if (row.state === 'completed')
     return {
       kind: 'replay',
@@ -77,3 +82,7 @@ export async function claimIdempotencyKey(
   }
   throw conflict('A request with this Idempotency-Key is still in progress; retry it in a few seconds.');
 }
+
+/** Purges every customer's records past the retention (a customer who stops placing calls never claims again). */
+export const purgeExpiredIdempotencyKeys = (db: Database, now: Date): Promise<number> =>
+  repo.purgeAllBefore(db, new Date(now.getTime() - IDEMPOTENCY_RETENTION_MS));

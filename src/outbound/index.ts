@@ -8,7 +8,12 @@ export {
   complete as completeIdempotencyKey,
   markFailed as failIdempotencyKey,
 } from './idempotency.repository.ts';
-export { claimIdempotencyKey, parseIdempotencyKey, requestHash } from './idempotency.ts';
+export {
+  claimIdempotencyKey,
+  parseIdempotencyKey,
+  purgeExpiredIdempotencyKeys,
+  requestHash,
+} from './idempotency.ts';
 export { registerCreateOutboundCall, registerDryRunOutboundCall } from './outbound.routes.ts';
 export {
   assistantIdField,

@@ -149,7 +149,10 @@ export function createOutboundService(deps: {
         const unconfirmed =
           !placed.ok && placed.error.code === 'timeout' && live && deps.keepUnconfirmed === true;
         if (!call || (!placed.ok && !confirmed && !unconfirmed)) {
-          if (call) await removeUnplacedCall(tx, callId);
+          if (call) {
+            await removeUnplacedCall(tx, callId);
+            await spend.removeReservation(tx, callId);
+          }
           if (key) await idem.markFailed(tx, key, now);
           return null;
         }

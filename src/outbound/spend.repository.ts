@@ -70,6 +70,11 @@ export async function removeMessageReservation(tx: Database, messageId: string):
   await tx.deleteFrom('spend_reservations').where('message_id', '=', messageId).execute();
 }
 
+/** A call the provider never took costs nothing and leaves the ledger with it (the ledger outlives calls). */
+export async function removeReservation(tx: Database, callId: string): Promise<void> {
+  await tx.deleteFrom('spend_reservations').where('call_id', '=', callId).execute();
+}
+
 /** Replaces the estimate by the actual cost once the call is post-processed. */
 export async function settleReservation(
   tx: Database,

@@ -95,6 +95,8 @@ export type TestAppOptions = {
   notifications?: Notifications;
   /** OUTBOUND_COUNTRIES_DEFAULT and OUTBOUND_MAX_DAILY_CAP_DEFAULT (default: the production defaults). */
   outboundDefaults?: OutboundLimits;
+  /** CALL_RETENTION_DAYS_* (default: the production defaults, calls kept for ever). */
+  callRetention?: CoreDeps['callRetention'];
   /** Extra routes or hooks, registered before the app listens (e.g. a route that fails on purpose). */
   register?: (app: FastifyInstance) => void;
   readinessProbes?: ReadinessProbe[];
@@ -172,6 +174,7 @@ export async function startTestApp(options: TestAppOptions = {}): Promise<TestAp
     defaultRateLimit: 60,
     defaultKeyRateLimit: 60,
     outboundDefaults: options.outboundDefaults ?? PRODUCTION_OUTBOUND_DEFAULTS,
+    callRetention: options.callRetention,
   });
   const limiter = options.limiter ?? createMemoryLimiter();
   const responseMismatches: ResponseMismatch[] = [];

@@ -1,7 +1,9 @@
 import { findCallForTranscript, isTerminal, markHasTranscript } from '../calls/index.ts';
 import type { Clock } from '../clock.ts';
+import { redactsCallData } from '../customers/index.ts';
 import type { Database } from '../db/index.ts';
 import { providerForMode, type VoiceProvider } from '../provider/index.ts';
+import { redactText } from '../redaction.ts';
 import {
   boundedWebhookTranscript,
   type RestSegment,
@@ -34,6 +36,10 @@ export type FetchResult =
   | { state: 'unavailable'; retryable: true; detail: string }
   | { state: 'absent'; reason: 'no_call' | 'no_conversation' | 'gone_upstream' };
 
+/** Segments with phone numbers, e-mail addresses and card numbers masked (the customer's redaction). */
+const redactSegments = (segments: RestSegment[]): RestSegment[] =>
+  segments.map((s) => ({ ...s, text: redactText(s.text) }));
+
 /** Until the call is answered there is no conversation to ask about; look again after this. */
 const UNANSWERED_RETRY_SECONDS = 15;
 
@@ -56,6 +62,10 @@ export function createTranscriptsService(deps: {
       if (!call || (options.outboundOnly && !(call.direction === 'outbound' && call.api_initiated))) {
         return { state: 'absent', reason: 'no_call' };
       }
+      // Masked before it is stored, and when read (a transcript stored before the customer asked for it): both
+      // forms, REST and call.transcript.ready, come from here.
+      const redact = await redactsCallData(db, customerId);
+      const shown = (segments: RestSegment[]) => (redact ? redactSegments(segments) : segments);
       const stored = (conversationId: string, segments: RestSegment[]): FetchResult => ({
         state: 'stored',
         transcript: {
@@ -64,7 +74,7 @@ export function createTranscriptsService(deps: {
           assistantId: call.assistant_id,
           language: call.language,
           durationSeconds: call.duration_seconds ?? 0,
-          rest: restTranscript(segments),
+          rest: restTranscript(shown(segments)),
         },
       });
       const saved = await repo.findTranscript(db, call.id);
@@ -95,16 +105,11 @@ export function createTranscriptsService(deps: {
           retryAfterSeconds: transcript.retryAfterSeconds,
         };
       }
-      const segments = segmentsFromTurns(transcript.turns, call.answered_at ?? call.started_at);
+      const segments = shown(segmentsFromTurns(transcript.turns, call.answered_at ?? call.started_at));
+      const now = clock.now();
       await db.transaction().execute(async (tx) => {
-        await repo.insertTranscript(tx, {
-          callId: call.id,
-          customerId,
-          conversationId,
-          segments,
-          now: clock.now(),
-        });
-        await markHasTranscript(tx, call.id);
+        await repo.insertTranscript(tx, { callId: call.id, customerId, conversationId, segments, now });
+        await markHasTranscript(tx, call.id, now);
       });
       // Whoever stored it first wins; everyone returns what is stored.
       const again = await repo.findTranscript(db, call.id);

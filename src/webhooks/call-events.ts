@@ -19,4 +19,7 @@ export const webhookCallEvents: CallReports = {
       });
     }
   },
+  // A deleted call's events, their deliveries (pending ones never sent) and attempts, and its transcript job go
+  // with it: their foreign keys cascade. A delivery in flight meanwhile finds its row gone and records nothing.
+  async removed() {},
 };

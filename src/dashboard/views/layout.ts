@@ -2,7 +2,7 @@ import { FAVICON_PATH } from '../../openapi/index.ts';
 import { html, type SafeHtml } from '../html.ts';
 import type { Flash } from '../sessions.service.ts';
 
-export type Nav = 'keys' | 'webhooks' | 'calls' | 'messages' | 'assistants' | 'usage' | null;
+export type Nav = 'keys' | 'webhooks' | 'calls' | 'messages' | 'assistants' | 'usage' | 'settings' | null;
 
 /** Who is signed in; `mode` is the view (live or test data), `testMode` whether the switch is offered. */
 export type PageUser = {
@@ -27,6 +27,7 @@ const NAV: { id: Exclude<Nav, null>; label: string; href: string }[] = [
   { id: 'messages', label: 'Messages', href: '/dashboard/messages' },
   { id: 'assistants', label: 'Assistants', href: '/dashboard/assistants' },
   { id: 'usage', label: 'Usage', href: '/dashboard/usage' },
+  { id: 'settings', label: 'Settings', href: '/dashboard/settings' },
 ];
 
 export const csrfField = (token: string): SafeHtml =>

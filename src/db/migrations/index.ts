@@ -20,6 +20,8 @@ import * as serverSecretFingerprint from './20261126_0300_server_secret_fingerpr
 import * as testMode from './20261126_0400_test_mode.ts';
 import * as dashboardTestView from './20261126_0410_dashboard_test_view.ts';
 import * as sms from './20261127_0500_sms.ts';
+import * as callsSearch from './20261127_0600_calls_search.ts';
+import * as callDataLifecycle from './20261127_0700_call_data_lifecycle.ts';
 
 /** Every migration, by name; names sort in the order they run. */
 export const migrations: Record<string, Migration> = {
@@ -44,4 +46,6 @@ export const migrations: Record<string, Migration> = {
   '20261126_0400_test_mode': testMode,
   '20261126_0410_dashboard_test_view': dashboardTestView,
   '20261127_0500_sms': sms,
+  '20261127_0600_calls_search': callsSearch,
+  '20261127_0700_call_data_lifecycle': callDataLifecycle,
 };

@@ -10,6 +10,10 @@ export interface CustomersTable {
   outbound_max_daily_cap_usd: string | null;
   /** Set on a test twin: the customer whose test data this row scopes (migration 20261126_0400). */
   live_customer_id: Generated<string | null>;
+  /** Days its calls are kept (migration 20261127_0700): null follows CALL_RETENTION_DAYS_DEFAULT, 0 is for ever. */
+  call_retention_days: Generated<number | null>;
+  /** Phone numbers, e-mail addresses and card numbers are masked in its stored transcripts and summaries. */
+  redact_transcripts: Generated<boolean>;
   created_at: Date;
 }
 export type CustomerRow = Selectable<CustomersTable>;

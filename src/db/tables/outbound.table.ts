@@ -1,6 +1,7 @@
 import type { Generated, Selectable } from 'kysely';
 
-export type IdempotencyState = 'in_flight' | 'completed' | 'failed';
+/** `resource_deleted`: the call it made was deleted (DELETE /calls/{id}); a retry is refused, never made again. */
+export type IdempotencyState = 'in_flight' | 'completed' | 'failed' | 'resource_deleted';
 
 export interface IdempotencyKeysTable {
   customer_id: string;
