@@ -2588,7 +2588,12 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example id,direction,status,started_at
+           *     1d5a3c9e-8f0b-4e6a-9c2d-7b1e4f3a6c58,inbound,completed,2026-11-21T10:00:00.000Z
+           */
           'text/csv': string;
+          /** @example {"id":"1d5a3c9e-8f0b-4e6a-9c2d-7b1e4f3a6c58","direction":"inbound","status":"completed"} */
           'application/x-ndjson': string;
         };
       };
