@@ -1,8 +1,7 @@
 import { sql } from 'kysely';
-import { assistantNameOf } from '../assistants/index.ts';
 import type { Database } from '../db/index.ts';
 import { type CallListFilter, filteredCalls } from './calls.filter.repository.ts';
-import type { CallPosition } from './calls.read.repository.ts';
+import { type CallPosition, DETAIL_COLUMNS } from './calls.read.repository.ts';
 
 /**
  * One batch of an export: the detail fields of the calls after `after`, newest first, on the same index range scan
@@ -11,31 +10,7 @@ import type { CallPosition } from './calls.read.repository.ts';
  */
 export function exportBatch(db: Database, f: CallListFilter, after: CallPosition | null, size: number) {
   let q = filteredCalls(db, f).select([
-    'c.id',
-    'c.direction',
-    'c.status',
-    'c.started_at',
-    'c.answered_at',
-    'c.ended_at',
-    'c.duration_seconds',
-    'c.from_number',
-    'c.to_number',
-    'c.assistant_id',
-    assistantNameOf('c.assistant_id').as('assistant_name'),
-    'c.caller_name',
-    'c.api_initiated',
-    'c.external_id',
-    'c.variables',
-    'c.has_transcript',
-    'c.recording_available',
-    'c.created_at',
-    'c.updated_at',
-    'c.livemode',
-    'c.summary',
-    'c.disconnect_reason',
-    'c.conversation_id',
-    sql<string | null>`c.cost_usd::text`.as('cost_usd'),
-    'c.billable_seconds',
+    ...DETAIL_COLUMNS,
     sql<string>`to_char(c.started_at at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"')`.as('position_iso'),
   ]);
   if (after)

@@ -35,6 +35,17 @@ const LIST_COLUMNS = [
   'c.livemode',
 ] as const;
 
+/** What the detail shape (GET /calls/{id}, an export's rows) reads of a call. */
+export const DETAIL_COLUMNS = [
+  ...LIST_COLUMNS,
+  assistantName,
+  'c.summary',
+  'c.disconnect_reason',
+  'c.conversation_id',
+  sql<string | null>`c.cost_usd::text`.as('cost_usd'),
+  'c.billable_seconds',
+] as const;
+
 // Microseconds since the epoch, exact (extract returns numeric): the keyset position of a row.
 const micros = (column: 'c.started_at' | 's.started_at') =>
   sql<string>`(extract(epoch from ${sql.ref(column)}) * 1000000)::bigint::text`;
@@ -105,18 +116,7 @@ export function callPositionQuery(db: Database, f: CallListFilter, offset: numbe
 
 /** One call of one customer, with the detail fields; undefined when missing or another customer's. */
 export async function findCallRow(db: Database, customerId: string, id: string) {
-  return filteredCalls(db, { customerId })
-    .select([
-      ...LIST_COLUMNS,
-      assistantName,
-      'c.summary',
-      'c.disconnect_reason',
-      'c.conversation_id',
-      sql<string | null>`c.cost_usd::text`.as('cost_usd'),
-      'c.billable_seconds',
-    ])
-    .where('c.id', '=', id)
-    .executeTakeFirst();
+  return filteredCalls(db, { customerId }).select(DETAIL_COLUMNS).where('c.id', '=', id).executeTakeFirst();
 }
 
 /** One call of one customer with its assistant's language, for its transcript; undefined when missing. */
