@@ -71,6 +71,10 @@ export async function seedDataset(
     }
     progress.stop();
     await sql`drop table seed_customers, seed_assistants`.execute(conn);
+    // Statistics for what was just written: without them (PGlite has no autovacuum, and a server's waits for its
+    // threshold) the planner takes a million calls for a few and reads every one of them for each page or export
+    // batch (940 ms a batch of 1,000 instead of 8 ms on a freshly seeded folder).
+    await sql`analyze`.execute(conn);
     return { customers, assistants, calls: opts.calls, keys };
   });
 }
