@@ -5,6 +5,7 @@ import { Redis } from 'ioredis';
 import { ManualClock } from '../clock.ts';
 import { createLogger } from '../logger.ts';
 import { newCustomer, startTestApp, type TestApp } from '../testing/test-app.ts';
+import type { BucketState, HitResult } from './interface.ts';
 import { createRedisLimiter, REDIS_CLIENT_OPTIONS } from './redis.ts';
 
 const REDIS_URL = process.env.REDIS_URL;
@@ -64,6 +65,56 @@ describe('Redis-backed limiter shared by two instances', {
       5,
       'counted in Redis, not in the fallback',
     );
+  });
+
+  it('checks of different shapes that share one batch are each judged in order, as if sent one by one', async () => {
+    const l = await limiter();
+    const at = new Date();
+    const small = { key: `small:${randomBytes(4).toString('hex')}`, limit: 2 };
+    const wide = { key: `wide:${randomBytes(4).toString('hex')}`, limit: 10 };
+    const gate = { key: `gate:${randomBytes(4).toString('hex')}`, limit: 1 };
+    // Issued in one turn of the event loop: they go out together.
+    const results = await Promise.all([
+      l.hit([small, wide], at, 'a'),
+      l.hit([wide], at, 'b', [gate]),
+      l.hit([small], at, 'c'),
+      l.peek(wide, at),
+      l.hit([small, wide], at, 'd'),
+      l.hit([wide], at, 'e'),
+    ]);
+    const [a, b, c, peeked, d, e] = results as [
+      HitResult,
+      HitResult,
+      HitResult,
+      BucketState,
+      HitResult,
+      HitResult,
+    ];
+    assert.deepEqual(
+      [a, b, c, d, e].map((r) => r.allowed),
+      [true, true, true, false, true],
+    );
+    assert.deepEqual(
+      a.states.map((s) => s.remaining),
+      [1, 9],
+    );
+    assert.deepEqual(
+      b.states.map((s) => s.remaining),
+      [1, 8],
+      'the gate looked at, never counted',
+    );
+    assert.deepEqual(
+      c.states.map((s) => s.remaining),
+      [0],
+    );
+    assert.equal(peeked.remaining, 8);
+    assert.equal(d.blockedIndex, 0, 'refused by the full small bucket, counted in neither');
+    assert.deepEqual(
+      e.states.map((s) => s.remaining),
+      [7],
+    );
+    assert.equal(await clients[0]?.zcard(`${prefix}${wide.key}`), 3);
+    assert.equal(await clients[0]?.exists(`${prefix}${gate.key}`), 0);
   });
 
   it('a slot freed by time is visible to both instances', async () => {

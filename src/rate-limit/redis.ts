@@ -1,39 +1,61 @@
 import type { Redis, RedisOptions } from 'ioredis';
 import type { Logger } from 'pino';
 import { answerWithin, type Deadline, type Heard, NoAnswerError } from './answer-deadline.ts';
+import { createBatches } from './batches.ts';
 import type { Bucket, BucketState, HitResult, RateLimiter } from './interface.ts';
 import { WINDOW_MS } from './interface.ts';
 import { createLastSeen } from './last-seen.ts';
 import { createMemoryLimiter } from './memory.ts';
 import { bucketState } from './sliding-window.ts';
 
-// One atomic script per request: prune every bucket, admit only if all have room, then count the
-// request in all of them but the first `gates` (only looked at). Sorted sets keyed by time make the
-// window exact across instances.
-// ARGV: now ms, window ms, member ('' = only look), gates, then one limit per key.
+// One atomic script per batch: the checks of the requests that came while the previous batch was out, each
+// judged in turn exactly as it would be alone (Redis runs a script without interleaving anything), so the windows
+// stay exact across instances. A check prunes each of its buckets, admits only if all have room, then counts the
+// request in all of them but the first `gates` (only looked at). Sorted sets keyed by time.
+// KEYS: every check's buckets, in order. ARGV: window ms, then per check: now ms, member ('' = only look), gates,
+// bucket count, one limit per bucket. Reply per check: allowed, then count, oldest and newest per bucket.
 const SCRIPT = `
-local now = tonumber(ARGV[1])
-local window = tonumber(ARGV[2])
-local member = ARGV[3]
-local gates = tonumber(ARGV[4])
-local allowed = 1
-for i = 1, #KEYS do
-  redis.call('ZREMRANGEBYSCORE', KEYS[i], '-inf', now - window)
-  if redis.call('ZCARD', KEYS[i]) >= tonumber(ARGV[4 + i]) then allowed = 0 end
-end
-if allowed == 1 and member ~= '' then
-  for i = gates + 1, #KEYS do
-    redis.call('ZADD', KEYS[i], now, member)
-    redis.call('PEXPIRE', KEYS[i], window)
+local window = tonumber(ARGV[1])
+local out = {}
+local counts = {}
+local k = 0
+local a = 2
+while a <= #ARGV do
+  local now = tonumber(ARGV[a])
+  local member = ARGV[a + 1]
+  local gates = tonumber(ARGV[a + 2])
+  local n = tonumber(ARGV[a + 3])
+  local allowed = 1
+  for i = 1, n do
+    local key = KEYS[k + i]
+    -- A gate that holds nothing (an address without failures: nearly all) costs one lookup.
+    if i > gates or redis.call('EXISTS', key) == 1 then
+      redis.call('ZREMRANGEBYSCORE', key, '-inf', now - window)
+      counts[i] = redis.call('ZCARD', key)
+    else
+      counts[i] = 0
+    end
+    if counts[i] >= tonumber(ARGV[a + 3 + i]) then allowed = 0 end
   end
-end
-local out = { allowed }
-for i = 1, #KEYS do
-  local oldest = redis.call('ZRANGE', KEYS[i], 0, 0, 'WITHSCORES')
-  local newest = redis.call('ZRANGE', KEYS[i], -1, -1, 'WITHSCORES')
-  table.insert(out, redis.call('ZCARD', KEYS[i]))
-  table.insert(out, oldest[2] or '')
-  table.insert(out, newest[2] or '')
+  if allowed == 1 and member ~= '' then
+    for i = gates + 1, n do
+      counts[i] = counts[i] + redis.call('ZADD', KEYS[k + i], now, member)
+      redis.call('PEXPIRE', KEYS[k + i], window)
+    end
+  end
+  out[#out + 1] = allowed
+  for i = 1, n do
+    out[#out + 1] = counts[i]
+    if counts[i] == 0 then
+      out[#out + 1] = ''
+      out[#out + 1] = ''
+    else
+      out[#out + 1] = redis.call('ZRANGE', KEYS[k + i], 0, 0, 'WITHSCORES')[2]
+      out[#out + 1] = redis.call('ZRANGE', KEYS[k + i], -1, -1, 'WITHSCORES')[2]
+    end
+  end
+  k = k + n
+  a = a + 4 + n
 end
 return out
 `;
@@ -72,6 +94,12 @@ export function heardFrom(redis: Redis): Heard {
 
 /** After Redis fails, requests go straight to the local judgement this long before Redis is tried again. */
 export const REDIS_RETRY_AFTER_MS = 5_000;
+
+/** Checks in one run of the script at most, so that other clients of the server never wait long behind a batch. */
+const MAX_BATCH = 128;
+
+/** A check that waited behind a batch which found Redis failing: judged without Redis, nothing more to log. */
+class SkippedError extends Error {}
 
 type SlidingRedis = Redis & {
   slidingWindow(keyCount: number, ...args: (string | number)[]): Promise<(number | string)[]>;
@@ -132,20 +160,32 @@ export function createRedisLimiter(redis: Redis, logger: Logger, keyPrefix = 'rl
     };
   }
 
-  async function run(buckets: Bucket[], nowMs: number, member: string, gates = 0) {
+  type Check = { buckets: Bucket[]; nowMs: number; member: string; gates: number };
+  const check = createBatches<Check, (number | string)[]>(async (checks) => {
+    // Queued behind a batch that found Redis failing: judged without it, like every request until the retry.
+    if (!available()) throw new SkippedError();
+    const keys: string[] = [];
+    const args: (string | number)[] = [WINDOW_MS];
+    for (const c of checks) {
+      for (const b of c.buckets) keys.push(keyPrefix + b.key);
+      args.push(c.nowMs, c.member, c.gates, c.buckets.length);
+      for (const b of c.buckets) args.push(b.limit);
+    }
     const reply = await answerWithin(
-      client.slidingWindow(
-        buckets.length,
-        ...buckets.map((b) => keyPrefix + b.key),
-        nowMs,
-        WINDOW_MS,
-        member,
-        gates,
-        ...buckets.map((b) => b.limit),
-      ),
+      client.slidingWindow(keys.length, ...keys, ...args),
       REDIS_DEADLINE,
       heard,
     );
+    let at = 0;
+    return checks.map((c) => {
+      const length = 1 + c.buckets.length * 3;
+      at += length;
+      return reply.slice(at - length, at);
+    });
+  }, MAX_BATCH);
+
+  async function run(buckets: Bucket[], nowMs: number, member: string, gates = 0) {
+    const reply = await check({ buckets, nowMs, member, gates });
     const states: BucketState[] = buckets.map((b, i) => {
       const count = Number(reply[1 + i * 3]);
       const oldestReply = reply[2 + i * 3];
@@ -174,7 +214,7 @@ export function createRedisLimiter(redis: Redis, logger: Logger, keyPrefix = 'rl
           ),
         };
       } catch (error) {
-        fellBack(error);
+        if (!(error instanceof SkippedError)) fellBack(error);
         return withoutRedis(buckets, now, requestId, gates);
       }
     },
@@ -197,7 +237,7 @@ export function createRedisLimiter(redis: Redis, logger: Logger, keyPrefix = 'rl
         const { states } = await run([bucket], now.getTime(), '');
         return states[0] ?? local.peek(bucket, now);
       } catch (error) {
-        fellBack(error);
+        if (!(error instanceof SkippedError)) fellBack(error);
         return local.peek(bucket, now);
       }
     },
