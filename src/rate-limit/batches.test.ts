@@ -43,6 +43,19 @@ describe('batches: one out at a time, what comes meanwhile goes with the next', 
     assert.deepEqual(await Promise.all(later), ['answer 3', 'answer 4', 'answer 5']);
   });
 
+  it('the next batch is out before the answered checks go on, so the two overlap', async () => {
+    const s = heldSender();
+    const check = createBatches(s.send, 100);
+    const first = check(1);
+    await turn();
+    const second = check(2);
+    const seenWhenAnswered = first.then(() => s.sent.length);
+    s.answerNext();
+    assert.equal(await seenWhenAnswered, 2, 'the batch of 2 had gone out when check 1 went on');
+    s.answerNext();
+    assert.equal(await second, 'answer 2');
+  });
+
   it('a batch never holds more than its maximum; the rest go next, in order', async () => {
     const s = heldSender();
     const check = createBatches(s.send, 2);

@@ -20,19 +20,23 @@ export function createBatches<In, Out>(
     const batch = waiting.length <= maxBatch ? waiting : waiting.slice(0, maxBatch);
     waiting = waiting.length <= maxBatch ? [] : waiting.slice(maxBatch);
     out = true;
-    send(batch.map((w) => w.item))
-      .then(
-        (results) => {
-          for (const [i, w] of batch.entries()) w.resolve(results[i] as Out);
-        },
-        (error: unknown) => {
-          for (const w of batch) w.reject(error);
-        },
-      )
-      .finally(() => {
-        out = false;
-        flush();
-      });
+    send(batch.map((w) => w.item)).then(
+      (results) => {
+        // The next batch goes out here, before the answered checks go on (they resume after this callback), so
+        // Redis works on it meanwhile.
+        done();
+        for (const [i, w] of batch.entries()) w.resolve(results[i] as Out);
+      },
+      (error: unknown) => {
+        done();
+        for (const w of batch) w.reject(error);
+      },
+    );
+  }
+
+  function done(): void {
+    out = false;
+    flush();
   }
 
   return (item) =>

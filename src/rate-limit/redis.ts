@@ -13,7 +13,8 @@ import { bucketState } from './sliding-window.ts';
 // stay exact across instances. A check prunes each of its buckets, admits only if all have room, then counts the
 // request in all of them but the first `gates` (only looked at). Sorted sets keyed by time.
 // KEYS: every check's buckets, in order. ARGV: window ms, then per check: now ms, member ('' = only look), gates,
-// bucket count, one limit per bucket. Reply per check: allowed, then count, oldest and newest per bucket.
+// bucket count, one limit per bucket. Reply per check: allowed, then count, oldest (only when full, else '') and
+// newest per bucket.
 const SCRIPT = `
 local window = tonumber(ARGV[1])
 local out = {}
@@ -46,11 +47,15 @@ while a <= #ARGV do
   out[#out + 1] = allowed
   for i = 1, n do
     out[#out + 1] = counts[i]
+    -- The oldest entry matters only to a full bucket (when a slot frees): read only then.
+    if counts[i] >= tonumber(ARGV[a + 3 + i]) then
+      out[#out + 1] = redis.call('ZRANGE', KEYS[k + i], 0, 0, 'WITHSCORES')[2] or ''
+    else
+      out[#out + 1] = ''
+    end
     if counts[i] == 0 then
       out[#out + 1] = ''
-      out[#out + 1] = ''
     else
-      out[#out + 1] = redis.call('ZRANGE', KEYS[k + i], 0, 0, 'WITHSCORES')[2]
       out[#out + 1] = redis.call('ZRANGE', KEYS[k + i], -1, -1, 'WITHSCORES')[2]
     end
   end
@@ -190,8 +195,10 @@ export function createRedisLimiter(redis: Redis, logger: Logger, keyPrefix = 'rl
       const count = Number(reply[1 + i * 3]);
       const oldestReply = reply[2 + i * 3];
       const newestReply = reply[3 + i * 3];
-      const oldest = oldestReply === '' ? null : Number(oldestReply);
       const newest = newestReply === '' ? null : Number(newestReply);
+      // Not read unless the bucket is full: taken as the newest, so that the last counts remembered for an outage
+      // hold every slot until the newest leaves (longer than in Redis, never shorter).
+      const oldest = oldestReply === '' ? newest : Number(oldestReply);
       lastSeen.remember(b.key, count, oldest, newest, nowMs);
       return bucketState(b.limit, count, oldest, newest, nowMs);
     });
