@@ -78,19 +78,22 @@ export const QUICK: Sizes = {
   deepCalls: 100_000,
   outboundCustomers: 200,
   outboundKeysPerCustomer: 5,
-  loadSeconds: 2,
-  warmupSeconds: 1,
+  // Long enough that a ratio reads within 20 % of a full run's (docs/performance.md, the sixteenth section): runs
+  // of 2 s after 1 s of warm-up read whoami at a fifth of the full run, and 200 events drained in a fraction of a
+  // second.
+  loadSeconds: 5,
+  warmupSeconds: 2,
   pageSamples: 20,
   deepPageSamples: 4,
-  webhookEvents: 200,
-  webhookEventsEmbedded: 20,
+  webhookEvents: 2_000,
+  webhookEventsEmbedded: 500,
   webhookSubscriptions: 10,
   latencyEventsPerSecond: 1000,
   latencySeconds: 1,
   blipSeconds: 4,
   hangEvents: 100,
   hangEventsEmbedded: 50,
-  hangRounds: 3,
+  hangRounds: 5,
   profileSeconds: 2,
 };
 
@@ -117,7 +120,7 @@ export const USAGE = `npm run bench -- [options]
   --tool NAME          wrk | autocannon (default: wrk when installed, else autocannon)
   --reseed             rebuild the cached data set
   --webhook-events N   events of the scenario 4 throughput run on PostgreSQL (default 100,000 × 10
-                       subscriptions; 200 with --quick; PGlite always uses its own: 5,000, 20 with --quick)
+                       subscriptions; 2,000 with --quick; PGlite always uses its own: 5,000, 500 with --quick)
   --out FILE           also write the JSON report to FILE
   --render FILE        print the tables of a JSON report (e.g. bench/results/latest.json) and exit
 
