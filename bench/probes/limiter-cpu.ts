@@ -1,0 +1,76 @@
+/**
+ * Where the time of the Redis limiter goes: `GET /auth/whoami` on PostgreSQL with the Redis limiter and then the
+ * in-memory one (50 connections, the bench's 10,000 keys, 3 s of warm-up then 10 s), and for each the CPU the
+ * service, redis-server and the whole machine spent per request. docs/performance.md, the sixteenth section.
+ *
+ *   DATABASE_URL=postgres://… REDIS_URL=redis://… node bench/probes/limiter-cpu.ts [rounds]
+ */
+import { execFileSync } from 'node:child_process';
+import fs from 'node:fs';
+import { ensureBuilt } from '../../scripts/build.ts';
+import { benchTls, makeBackend } from '../lib/backend.ts';
+import type { Ctx } from '../lib/context.ts';
+import { ensureDataset } from '../lib/dataset.ts';
+import { warmKeys } from '../lib/https-get.ts';
+import { resetLimiterWindows } from '../lib/limiter-reset.ts';
+import { runLoad } from '../lib/load.ts';
+import { writeLoadFiles } from '../lib/load-data.ts';
+import { parseOptions } from '../lib/options.ts';
+import { startService } from '../lib/service.ts';
+
+const rounds = Number(process.argv[2] ?? 1);
+const opts = parseOptions(['--backend', 'postgres'], process.env);
+if (opts === 'help' || !opts.redisUrl) throw new Error('Set DATABASE_URL and REDIS_URL.');
+await ensureBuilt();
+const backend = makeBackend('postgres', opts, await benchTls());
+const fixture = await ensureDataset(backend, opts.sizes, { reseed: false, log: () => {} });
+const files = writeLoadFiles('postgres', fixture);
+
+/** CPU seconds (user + system) of a process so far, from /proc. */
+const cpuSeconds = (pid: number) => {
+  const stat = fs.readFileSync(`/proc/${pid}/stat`, 'utf8');
+  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+  return (Number(fields[11]) + Number(fields[12])) / 100;
+};
+/** Busy and total jiffies of the whole machine. */
+const machine = () => {
+  const all = (fs.readFileSync('/proc/stat', 'utf8').split('\n')[0] ?? '').split(/\s+/).slice(1).map(Number);
+  const total = all.reduce((a, b) => a + b, 0);
+  return { busy: total - (all[3] ?? 0) - (all[4] ?? 0), total };
+};
+const redisPid = Number(execFileSync('pgrep', ['-x', 'redis-server'], { encoding: 'utf8' }).split('\n')[0]);
+const cores = (await import('node:os')).cpus().length;
+
+for (let round = 0; round < rounds; round++) {
+  for (const redis of [true, false]) {
+    await resetLimiterWindows({ backend, fixture } as Ctx);
+    const svc = await startService(backend, { redis });
+    try {
+      await warmKeys(
+        svc.url,
+        fixture.main.map((k) => k.key),
+      );
+      const spec = { url: svc.url, mode: 'whoami' as const, dataFile: files.calls, connections: 50, threads: 2 };
+      await runLoad('wrk', { ...spec, seconds: 3 });
+      const [s0, r0, m0, t0] = [cpuSeconds(svc.pid), cpuSeconds(redisPid), machine(), performance.now()];
+      const r = await runLoad('wrk', { ...spec, seconds: 10 });
+      const seconds = (performance.now() - t0) / 1000;
+      const [s1, r1, m1] = [cpuSeconds(svc.pid), cpuSeconds(redisPid), machine()];
+      const perRequest = (s: number) => Math.round((s * 1e7) / r.requests) / 10;
+      console.log(
+        JSON.stringify({
+          limiter: redis ? 'redis' : 'memory',
+          rps: Math.round(r.rps),
+          p50Ms: r.p50,
+          serviceCores: Math.round(((s1 - s0) / seconds) * 100) / 100,
+          redisCores: Math.round(((r1 - r0) / seconds) * 100) / 100,
+          machineCores: Math.round(((m1.busy - m0.busy) / (m1.total - m0.total)) * cores * 100) / 100,
+          serviceUsPerRequest: perRequest(s1 - s0),
+          redisUsPerRequest: perRequest(r1 - r0),
+        }),
+      );
+    } finally {
+      await svc.stop();
+    }
+  }
+}
