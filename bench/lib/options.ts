@@ -78,9 +78,8 @@ export const QUICK: Sizes = {
   deepCalls: 100_000,
   outboundCustomers: 200,
   outboundKeysPerCustomer: 5,
-  // Long enough that a ratio reads within 20 % of a full run's (docs/performance.md, the sixteenth section): runs
-  // of 2 s after 1 s of warm-up read whoami at a fifth of the full run, and 200 events drained in a fraction of a
-  // second.
+  // Long enough that the throughput ratios read about as in a full run (docs/performance.md, the sixteenth
+  // section); 200 events drained in a fraction of a second.
   loadSeconds: 5,
   warmupSeconds: 2,
   pageSamples: 20,
@@ -114,7 +113,7 @@ export type BenchOptions = {
 
 export const USAGE = `npm run bench -- [options]
 
-  --quick              small data set (100,000 calls) and short runs: under 2 minutes with a warm cache
+  --quick              small data set (100,000 calls) and short runs: a few minutes with a warm cache
   --scenario N         run only scenario N (1-8); repeat or comma-separate for several
   --backend NAME       embedded | postgres (default: embedded, plus postgres when DATABASE_URL is set)
   --tool NAME          wrk | autocannon (default: wrk when installed, else autocannon)
