@@ -50,7 +50,13 @@ for (let round = 0; round < rounds; round++) {
         svc.url,
         fixture.main.map((k) => k.key),
       );
-      const spec = { url: svc.url, mode: 'whoami' as const, dataFile: files.calls, connections: 50, threads: 2 };
+      const spec = {
+        url: svc.url,
+        mode: 'whoami' as const,
+        dataFile: files.calls,
+        connections: 50,
+        threads: 2,
+      };
       await runLoad('wrk', { ...spec, seconds: 3 });
       const [s0, r0, m0, t0] = [cpuSeconds(svc.pid), cpuSeconds(redisPid), machine(), performance.now()];
       const r = await runLoad('wrk', { ...spec, seconds: 10 });

@@ -80,7 +80,10 @@ describe('seed: large realistic data sets', () => {
       select (select reltuples from pg_class where relname = 'calls')::float8 as estimated,
         (select count(*) from calls)::float8 as counted`.execute(t.db);
     const s = stats[0];
-    assert.ok(s && Math.abs(s.estimated - s.counted) <= s.counted * 0.1, `estimated ${s?.estimated} of ${s?.counted}`);
+    assert.ok(
+      s && Math.abs(s.estimated - s.counted) <= s.counted * 0.1,
+      `estimated ${s?.estimated} of ${s?.counted}`,
+    );
 
     // The keys are real: they authenticate, and see their own customer's calls.
     const key = result.keys[4];
