@@ -77,7 +77,7 @@ describe('seed: large realistic data sets', () => {
 
     // The planner knows what was written (statistics taken), so pages and exports use the list's index.
     const { rows: stats } = await sql<{ estimated: number; counted: number }>`
-      select (select reltuples from pg_class where relname = 'calls')::float8 as estimated,
+      select (select reltuples from pg_class where oid = 'calls'::regclass)::float8 as estimated,
         (select count(*) from calls)::float8 as counted`.execute(t.db);
     const s = stats[0];
     assert.ok(
