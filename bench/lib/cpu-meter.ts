@@ -29,7 +29,7 @@ function readFile(file: string): string | null {
 }
 
 /** utime + stime of one process, in seconds; null when it is gone. */
-function processSeconds(pid: number): number | null {
+export function processSeconds(pid: number): number | null {
   const stat = readFile(`/proc/${pid}/stat`);
   if (!stat) return null;
   const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
@@ -48,7 +48,7 @@ function postgresSeconds(): number {
 }
 
 /** Busy time of every core (all but idle and iowait), in seconds. */
-function machineSeconds(): number {
+export function machineSeconds(): number {
   const line = readFile('/proc/stat')?.split('\n')[0] ?? '';
   const [, ...ticks] = line.trim().split(/\s+/).map(Number);
   const [user = 0, nice = 0, system = 0, , , irq = 0, softirq = 0, steal = 0] = ticks;

@@ -6,10 +6,10 @@
  *   DATABASE_URL=postgres://… REDIS_URL=redis://… node bench/probes/limiter-cpu.ts [rounds]
  */
 import { execFileSync } from 'node:child_process';
-import fs from 'node:fs';
 import { ensureBuilt } from '../../scripts/build.ts';
 import { benchTls, makeBackend } from '../lib/backend.ts';
 import type { Ctx } from '../lib/context.ts';
+import { machineSeconds, processSeconds } from '../lib/cpu-meter.ts';
 import { ensureDataset } from '../lib/dataset.ts';
 import { warmKeys } from '../lib/https-get.ts';
 import { resetLimiterWindows } from '../lib/limiter-reset.ts';
@@ -26,20 +26,13 @@ const backend = makeBackend('postgres', opts, await benchTls());
 const fixture = await ensureDataset(backend, opts.sizes, { reseed: false, log: () => {} });
 const files = writeLoadFiles('postgres', fixture);
 
-/** CPU seconds (user + system) of a process so far, from /proc. */
-const cpuSeconds = (pid: number) => {
-  const stat = fs.readFileSync(`/proc/${pid}/stat`, 'utf8');
-  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-  return (Number(fields[11]) + Number(fields[12])) / 100;
-};
-/** Busy and total jiffies of the whole machine. */
-const machine = () => {
-  const all = (fs.readFileSync('/proc/stat', 'utf8').split('\n')[0] ?? '').split(/\s+/).slice(1).map(Number);
-  const total = all.reduce((a, b) => a + b, 0);
-  return { busy: total - (all[3] ?? 0) - (all[4] ?? 0), total };
-};
 const redisPid = Number(execFileSync('pgrep', ['-x', 'redis-server'], { encoding: 'utf8' }).split('\n')[0]);
-const cores = (await import('node:os')).cpus().length;
+/** CPU seconds of a process so far; the run cannot be read without it. */
+const cpuSeconds = (pid: number) => {
+  const seconds = processSeconds(pid);
+  if (seconds === null) throw new Error(`process ${pid} is gone`);
+  return seconds;
+};
 
 for (let round = 0; round < rounds; round++) {
   for (const redis of [true, false]) {
@@ -58,10 +51,15 @@ for (let round = 0; round < rounds; round++) {
         threads: 2,
       };
       await runLoad('wrk', { ...spec, seconds: 3 });
-      const [s0, r0, m0, t0] = [cpuSeconds(svc.pid), cpuSeconds(redisPid), machine(), performance.now()];
+      const [s0, r0, m0, t0] = [
+        cpuSeconds(svc.pid),
+        cpuSeconds(redisPid),
+        machineSeconds(),
+        performance.now(),
+      ];
       const r = await runLoad('wrk', { ...spec, seconds: 10 });
       const seconds = (performance.now() - t0) / 1000;
-      const [s1, r1, m1] = [cpuSeconds(svc.pid), cpuSeconds(redisPid), machine()];
+      const [s1, r1, m1] = [cpuSeconds(svc.pid), cpuSeconds(redisPid), machineSeconds()];
       const perRequest = (s: number) => Math.round((s * 1e7) / r.requests) / 10;
       console.log(
         JSON.stringify({
@@ -70,7 +68,7 @@ for (let round = 0; round < rounds; round++) {
           p50Ms: r.p50,
           serviceCores: Math.round(((s1 - s0) / seconds) * 100) / 100,
           redisCores: Math.round(((r1 - r0) / seconds) * 100) / 100,
-          machineCores: Math.round(((m1.busy - m0.busy) / (m1.total - m0.total)) * cores * 100) / 100,
+          machineCores: Math.round(((m1 - m0) / seconds) * 100) / 100,
           serviceUsPerRequest: perRequest(s1 - s0),
           redisUsPerRequest: perRequest(r1 - r0),
         }),

@@ -186,12 +186,13 @@ for (const [title, q] of searchQueries) {
     let total = 0;
     for (let i = 0; i < SAMPLE_PAGES && (i === 0 || cursor); i++) {
       const at = cursor;
+      let page: Awaited<ReturnType<typeof calls.listCalls>> | undefined;
       total += Number(
-        await median(() => calls.listCalls(customerId, { ...q, limit: 25, ...(at ? { cursor: at } : {}) })),
+        await median(async () => {
+          page = await calls.listCalls(customerId, { ...q, limit: 25, ...(at ? { cursor: at } : {}) });
+        }),
       );
-      cursor =
-        (await calls.listCalls(customerId, { ...q, limit: 25, ...(at ? { cursor: at } : {}) })).next_cursor ??
-        undefined;
+      cursor = page?.next_cursor ?? undefined;
     }
     return total;
   };

@@ -10,15 +10,14 @@ export function createBatches<In, Out>(
   maxBatch: number,
 ): (item: In) => Promise<Out> {
   type Waiting = { item: In; resolve: (out: Out) => void; reject: (error: unknown) => void };
-  let waiting: Waiting[] = [];
+  const waiting: Waiting[] = [];
   let out = false;
   let scheduled = false;
 
   function flush(): void {
     scheduled = false;
     if (out || waiting.length === 0) return;
-    const batch = waiting.length <= maxBatch ? waiting : waiting.slice(0, maxBatch);
-    waiting = waiting.length <= maxBatch ? [] : waiting.slice(maxBatch);
+    const batch = waiting.splice(0, maxBatch);
     out = true;
     send(batch.map((w) => w.item)).then(
       (results) => {

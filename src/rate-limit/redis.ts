@@ -19,6 +19,7 @@ const SCRIPT = `
 local window = tonumber(ARGV[1])
 local out = {}
 local counts = {}
+local limits = {}
 local k = 0
 local a = 2
 while a <= #ARGV do
@@ -29,6 +30,7 @@ while a <= #ARGV do
   local allowed = 1
   for i = 1, n do
     local key = KEYS[k + i]
+    limits[i] = tonumber(ARGV[a + 3 + i])
     -- A gate that holds nothing (an address without failures: nearly all) costs one lookup.
     if i > gates or redis.call('EXISTS', key) == 1 then
       redis.call('ZREMRANGEBYSCORE', key, '-inf', now - window)
@@ -36,7 +38,7 @@ while a <= #ARGV do
     else
       counts[i] = 0
     end
-    if counts[i] >= tonumber(ARGV[a + 3 + i]) then allowed = 0 end
+    if counts[i] >= limits[i] then allowed = 0 end
   end
   if allowed == 1 and member ~= '' then
     for i = gates + 1, n do
@@ -48,7 +50,7 @@ while a <= #ARGV do
   for i = 1, n do
     out[#out + 1] = counts[i]
     -- The oldest entry matters only to a full bucket (when a slot frees): read only then.
-    if counts[i] >= tonumber(ARGV[a + 3 + i]) then
+    if counts[i] >= limits[i] then
       out[#out + 1] = redis.call('ZRANGE', KEYS[k + i], 0, 0, 'WITHSCORES')[2] or ''
     else
       out[#out + 1] = ''
