@@ -8,6 +8,7 @@ import type { SecretBox } from './crypto/index.ts';
 import { createCustomersService, type RetentionBounds } from './customers/index.ts';
 import { createDashboardServices } from './dashboard/index.ts';
 import type { Database, Notifications } from './db/index.ts';
+import { createBackgroundLane } from './db/index.ts';
 import type { SenderNetwork } from './delivery/index.ts';
 import { createAgentLinksService, createElevenLabs, type ElevenLabsSettings } from './elevenlabs/index.ts';
 import type { KeyHasher } from './keys/index.ts';
@@ -104,7 +105,10 @@ export function createServices(deps: CoreDeps) {
   const testProvider = elevenlabs ? guardProvider(simulator, { logger: deps.logger }) : provider;
   const voice = { ...deps, provider, testProvider };
   const keyCache = createKeyCache(deps);
-  const usage = createUsageService(deps);
+  // Usage counts and keys' last uses are written every few seconds; one lane keeps their statements from crowding
+  // requests' queries (src/db/background-lane.ts).
+  const backgroundWrites = createBackgroundLane();
+  const usage = createUsageService({ ...deps, backgroundWrites });
   const calls = createCallsService(deps);
   // Text messages: the simulator's carrier unless SMS_PROVIDER names another; test-mode messages always simulated.
   const smsSimulator = createSmsSimulator({ db: deps.db, clock: deps.clock, account: deps.simulatorAccount });
@@ -141,7 +145,12 @@ export function createServices(deps: CoreDeps) {
     callRemoval: createCallRemoval({ ...deps, reports: callListeners() }),
     /** GET /calls/export, the dashboard's download and the operator's `calls export`: one stream. */
     callExport: createCallExport(deps),
-    authenticator: createAuthenticator({ ...deps, keyCache, testMode: deps.testMode === true }),
+    authenticator: createAuthenticator({
+      ...deps,
+      keyCache,
+      backgroundWrites,
+      testMode: deps.testMode === true,
+    }),
     simulator,
     /** Text messages (POST /sms/send, GET /sms/messages), and the simulated carrier the simulator's tick drives. */
     sms,

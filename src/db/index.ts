@@ -1,3 +1,4 @@
+export { type BackgroundLane, createBackgroundLane } from './background-lane.ts';
 export { lockDataDir } from './data-dir-lock.ts';
 export type { Database, DatabaseHandle } from './database.ts';
 export { isDatabaseUnavailable, openDatabase } from './database.ts';

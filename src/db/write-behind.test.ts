@@ -75,4 +75,32 @@ describe('write-behind', () => {
       [5, 6],
     ]);
   });
+
+  it('sends each statement through its lane when it has one, but not at shutdown', async () => {
+    const order: string[] = [];
+    const wb = createWriteBehind<number>({
+      flushMs: 60_000,
+      merge: sum,
+      write: async (items) => {
+        order.push(`write ${items.join(',')}`);
+      },
+      maxPerWrite: 2,
+      lane: {
+        run: async (write) => {
+          order.push('lane');
+          return write();
+        },
+      },
+      logger: pino({ level: 'silent' }),
+      what: 'test',
+    });
+    wb.add('a', 1);
+    wb.add('b', 2);
+    wb.add('c', 3);
+    await wb.flush();
+    assert.deepEqual(order, ['lane', 'write 1,2', 'lane', 'write 3']);
+    wb.add('d', 4);
+    await wb.stop();
+    assert.deepEqual(order.slice(4), ['write 4'], 'the shutdown flush does not wait for rests');
+  });
 });

@@ -1,4 +1,5 @@
 import type { Logger } from 'pino';
+import type { BackgroundLane } from './background-lane.ts';
 
 export type WriteBehind<T> = {
   /** Adds (or merges into) the pending item under `key`; a flush follows within the interval. */
@@ -7,7 +8,7 @@ export type WriteBehind<T> = {
   pending(): Iterable<T>;
   /** Writes what is pending now; concurrent calls are serialized. */
   flush(): Promise<void>;
-  /** Flushes and stops the timer (shutdown). */
+  /** Flushes, outside the lane, and stops the timer (shutdown). */
   stop(): Promise<void>;
 };
 
@@ -20,8 +21,8 @@ export const ITEMS_PER_WRITE = 200;
 /**
  * Collects small writes in memory and writes them every `flushMs`, so that counters and timestamps touched by every
  * request cost a few statements per interval instead of one per request. A flush writes at most `maxPerWrite` items
- * per statement, one statement after another: requests' queries wait behind one short statement, not one of
- * thousands of rows (PGlite runs one statement at a time). A failed write keeps its items and those not written yet
+ * per statement, one statement after another (in `lane`, with rests between them): requests' queries wait behind one
+ * short statement, not one of thousands of rows (PGlite runs one statement at a time). A failed write keeps its items and those not written yet
  * for the next flush (merged with newer ones) rather than losing them.
  */
 export function createWriteBehind<T>(o: {
@@ -30,6 +31,8 @@ export function createWriteBehind<T>(o: {
   write: (items: T[]) => Promise<void>;
   /** Items per statement (default `ITEMS_PER_WRITE`). */
   maxPerWrite?: number;
+  /** Where the statements queue and rest, shared by the process's write-behinds (absent: back to back). */
+  lane?: BackgroundLane | undefined;
   logger: Logger;
   /** Names the data in the log line of a failed flush. */
   what: string;
@@ -37,6 +40,9 @@ export function createWriteBehind<T>(o: {
   let pending = new Map<string, T>();
   let timer: NodeJS.Timeout | null = null;
   let flushing: Promise<void> = Promise.resolve();
+  let stopping = false;
+  // At shutdown no request waits for the database any more: the last flush goes out without the lane's rests.
+  const write = (items: T[]) => (o.lane && !stopping ? o.lane.run(() => o.write(items)) : o.write(items));
 
   const put = (key: string, item: T) => {
     const older = pending.get(key);
@@ -58,7 +64,7 @@ export function createWriteBehind<T>(o: {
     const step = o.maxPerWrite ?? ITEMS_PER_WRITE;
     for (let at = 0; at < batch.length; at += step) {
       try {
-        await o.write(batch.slice(at, at + step).map(([, item]) => item));
+        await write(batch.slice(at, at + step).map(([, item]) => item));
       } catch (err) {
         // Older than anything added meanwhile, so they merge in first.
         const newer = pending;
@@ -82,6 +88,7 @@ export function createWriteBehind<T>(o: {
       return flushing;
     },
     async stop() {
+      stopping = true;
       if (timer) clearTimeout(timer);
       timer = null;
       await self.flush();

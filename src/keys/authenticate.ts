@@ -2,7 +2,7 @@ import { hash as digest } from 'node:crypto';
 import type { Logger } from 'pino';
 import type { Clock } from '../clock.ts';
 import { findAuthCustomer } from '../customers/index.ts';
-import type { Database, KeyMode } from '../db/index.ts';
+import type { BackgroundLane, Database, KeyMode } from '../db/index.ts';
 import { createWriteBehind } from '../db/index.ts';
 import { AppError } from '../errors/index.ts';
 import { type OutboundLimits, resolveLimits } from '../outbound-limits.ts';
@@ -68,6 +68,8 @@ export function createAuthenticator(deps: {
   outboundDefaults: OutboundLimits;
   keyCache: KeyCache;
   lastUsedFlushMs?: number;
+  /** The process's lane for background writes (absent: statements back to back). */
+  backgroundWrites?: BackgroundLane;
   /** TEST_MODE: whether `svc_test_` keys are accepted (off: they answer as before test mode existed). */
   testMode: boolean;
 }): Authenticator {
@@ -95,6 +97,7 @@ export function createAuthenticator(deps: {
         if (!record.last_used_at || record.last_used_at < at) record.last_used_at = at;
       }
     },
+    lane: deps.backgroundWrites,
     logger,
     what: 'last_used_at',
   });

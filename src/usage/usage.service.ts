@@ -1,6 +1,6 @@
 import type { Logger } from 'pino';
 import { type Clock, utcDay } from '../clock.ts';
-import type { Database } from '../db/index.ts';
+import type { BackgroundLane, Database } from '../db/index.ts';
 import { createWriteBehind } from '../db/index.ts';
 import * as repo from './usage.repository.ts';
 
@@ -14,7 +14,14 @@ const keyDay = (d: { keyId: string; day: string }) => `${d.keyId}|${d.day}`;
  * an in-memory map; `flush` (every few seconds, and when the app closes) upserts the sums, at most
  * `ITEMS_PER_WRITE` rows per statement.
  */
-export function createUsageService(deps: { db: Database; clock: Clock; logger: Logger; flushMs?: number }) {
+export function createUsageService(deps: {
+  db: Database;
+  clock: Clock;
+  logger: Logger;
+  flushMs?: number;
+  /** The process's lane for background writes (absent: statements back to back). */
+  backgroundWrites?: BackgroundLane;
+}) {
   const { db, clock } = deps;
   const counts = createWriteBehind<repo.UsageDelta>({
     flushMs: deps.flushMs ?? 5_000,
@@ -26,6 +33,7 @@ export function createUsageService(deps: { db: Database; clock: Clock; logger: L
       return pending;
     },
     write: (deltas) => repo.addUsage(db, deltas),
+    lane: deps.backgroundWrites,
     logger: deps.logger,
     what: 'usage counter',
   });
