@@ -4,6 +4,7 @@ import { type Notifications, pgliteNotifications, postgresNotifications } from '
 import { type PgliteThread, startPgliteThread } from './pglite-thread.ts';
 import type { DB } from './schema.ts';
 import { statementNames } from './statement-names.ts';
+import { withFastTimestamps } from './timestamps.ts';
 
 export type Database = Kysely<DB>;
 
@@ -49,6 +50,7 @@ export async function openDatabase(options: DatabaseOptions): Promise<DatabaseHa
     const pool = new pg.Pool({
       connectionString: options.url,
       max: options.poolSize ?? 10,
+      types: withFastTimestamps(pg.types),
       // Opened connections stay open: pg-pool otherwise closes one idle for 10 s, and the first requests after a
       // quiet spell paid a new session and the re-preparation of their statements (docs/performance.md: p99 of a
       // paced load right after 12 s of quiet 45–117 ms; 9–14 ms in five of six runs with them kept).
@@ -113,6 +115,7 @@ export async function pgliteSession(thread: PgliteThread): Promise<pg.Pool> {
     user: 'postgres',
     database: 'postgres',
     max: 1,
+    types: withFastTimestamps(pg.types),
     // Kept open: the one connection is PGlite's session, and its named statements live as long as it does.
     idleTimeoutMillis: 0,
   });
