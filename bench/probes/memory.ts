@@ -27,7 +27,9 @@ const nodeArgs = dashes >= 0 ? args.slice(dashes + 1) : [];
 const own = dashes >= 0 ? args.slice(0, dashes) : args;
 const seconds = Number(own[own.indexOf('--seconds') + 1] ?? 20) || 20;
 const snapshot = own.includes('--snapshot');
-const allocations = own.includes('--allocations');
+/** `--promoted`: only what outlived the young generation (objects a minor collection freed are left out). */
+const promoted = own.includes('--promoted');
+const allocations = own.includes('--allocations') || promoted;
 const INSPECTOR_PORT = 9239;
 const backendName = process.env.DATABASE_URL ? 'postgres' : 'embedded';
 const opts = parseOptions(
@@ -108,7 +110,7 @@ try {
   await inspector?.send('HeapProfiler.startSampling', {
     samplingInterval: 32_768,
     includeObjectsCollectedByMajorGC: true,
-    includeObjectsCollectedByMinorGC: true,
+    includeObjectsCollectedByMinorGC: !promoted,
   });
   const load = await runLoad('wrk', { ...spec, seconds });
   const profile = (await inspector?.send('HeapProfiler.stopSampling')) as
