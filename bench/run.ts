@@ -13,7 +13,7 @@ import { ensureDataset, forgetOutboundCalls } from './lib/dataset.ts';
 import { resetLimiterWindows } from './lib/limiter-reset.ts';
 import { findWrk } from './lib/load.ts';
 import { writeLoadFiles } from './lib/load-data.ts';
-import { type BenchOptions, parseOptions, USAGE } from './lib/options.ts';
+import { type BenchOptions, parseOptions, SCENARIOS, USAGE } from './lib/options.ts';
 import { RESULTS_DIR } from './lib/paths.ts';
 import {
   compactTable,
@@ -207,7 +207,7 @@ async function main() {
   const json = `${JSON.stringify(report, null, 2)}\n`;
   const stamp = report.date.replace(/[:.]/g, '-');
   const files = [path.join(RESULTS_DIR, `${stamp}-${report.mode}.json`)];
-  const complete = opts.scenarios.size === 7;
+  const complete = opts.scenarios.size === SCENARIOS;
   if (complete)
     files.push(path.join(RESULTS_DIR, report.mode === 'full' ? 'latest.json' : 'latest-quick.json'));
   if (opts.out) files.push(path.resolve(opts.out));

@@ -111,6 +111,9 @@ export type BenchOptions = {
   render: string | undefined;
 };
 
+/** Scenarios 1 to 8; a run of all of them is written as `latest.json` (or `latest-quick.json`). */
+export const SCENARIOS = 8;
+
 export const USAGE = `npm run bench -- [options]
 
   --quick              small data set (100,000 calls) and short runs: a few minutes with a warm cache
@@ -146,10 +149,11 @@ export function parseOptions(argv: string[], env: NodeJS.ProcessEnv): BenchOptio
   const scenarios = new Set<number>();
   for (const part of (values.scenario ?? []).flatMap((s) => s.split(','))) {
     const n = Number(part);
-    if (!Number.isInteger(n) || n < 1 || n > 8) throw new Error(`--scenario must be 1 to 8, got "${part}"`);
+    if (!Number.isInteger(n) || n < 1 || n > SCENARIOS)
+      throw new Error(`--scenario must be 1 to ${SCENARIOS}, got "${part}"`);
     scenarios.add(n);
   }
-  if (scenarios.size === 0) for (let n = 1; n <= 8; n++) scenarios.add(n);
+  if (scenarios.size === 0) for (let n = 1; n <= SCENARIOS; n++) scenarios.add(n);
   const databaseUrl = env.DATABASE_URL || undefined;
   const requested = (values.backend ?? []).flatMap((s) => s.split(','));
   for (const b of requested)
