@@ -81,16 +81,26 @@ export function stopChild(child: ChildProcess, graceMs = 15_000): Promise<void> 
   });
 }
 
-/** Resident set size of a process in bytes (Linux /proc), or null when it cannot be read. */
-export async function rssOf(pid: number): Promise<number | null> {
+/** Resident memory of a process (Linux /proc) in bytes: all of it, anonymous, and file-backed or shared; null when gone. */
+export async function memoryOf(pid: number): Promise<{ rss: number; anon: number; file: number } | null> {
   const { readFile } = await import('node:fs/promises');
+  let status: string;
   try {
-    const status = await readFile(`/proc/${pid}/status`, 'utf8');
-    const m = /^VmRSS:\s+(\d+) kB/m.exec(status);
-    return m?.[1] ? Number(m[1]) * 1024 : null;
+    status = await readFile(`/proc/${pid}/status`, 'utf8');
   } catch {
     return null;
   }
+  const kb = (field: string) => new RegExp(`^${field}:\\s+(\\d+) kB`, 'm').exec(status)?.[1];
+  const rss = kb('VmRSS');
+  // A process that has exited but not been reaped still has a status file, without memory lines.
+  if (rss === undefined) return null;
+  const bytes = (value: string | undefined) => Number(value ?? 0) * 1024;
+  return { rss: bytes(rss), anon: bytes(kb('RssAnon')), file: bytes(kb('RssFile')) + bytes(kb('RssShmem')) };
+}
+
+/** Resident set size of a process in bytes (Linux /proc), or null when it cannot be read. */
+export async function rssOf(pid: number): Promise<number | null> {
+  return (await memoryOf(pid))?.rss ?? null;
 }
 
 export const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));

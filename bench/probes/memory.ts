@@ -8,17 +8,16 @@
  *
  *   [DATABASE_URL=postgres://…] node bench/probes/memory.ts [--quick] [--seconds 20] [--snapshot] [-- node flags…]
  */
-import fs from 'node:fs/promises';
 import { ensureBuilt } from '../../scripts/build.ts';
 import { benchTls, makeBackend } from '../lib/backend.ts';
 import { CONNECTIONS, type Ctx, THREADS } from '../lib/context.ts';
 import { ensureDataset } from '../lib/dataset.ts';
-import { warmKeys } from '../lib/https-get.ts';
+import { httpsGet, warmKeys } from '../lib/https-get.ts';
 import { resetLimiterWindows } from '../lib/limiter-reset.ts';
 import { runLoad } from '../lib/load.ts';
 import { writeLoadFiles } from '../lib/load-data.ts';
 import { parseOptions } from '../lib/options.ts';
-import { sleep } from '../lib/proc.ts';
+import { memoryOf, sleep } from '../lib/proc.ts';
 import { startService } from '../lib/service.ts';
 
 const args = process.argv.slice(2);
@@ -52,17 +51,17 @@ type Sample = {
   externalMb: number;
 };
 
-async function procStatus(pid: number) {
-  const text = await fs.readFile(`/proc/${pid}/status`, 'utf8');
-  const kb = (name: string) => Number(new RegExp(`^${name}:\\s+(\\d+) kB`, 'm').exec(text)?.[1] ?? 0) / 1024;
-  return { rssMb: kb('VmRSS'), anonMb: kb('RssAnon'), fileMb: kb('RssFile') + kb('RssShmem') };
+async function processMemory(pid: number) {
+  const m = await memoryOf(pid);
+  if (!m) throw new Error(`process ${pid} is gone`);
+  return { rssMb: m.rss / MB, anonMb: m.anon / MB, fileMb: m.file / MB };
 }
 
 /** V8's figures for the service's main thread, from prom-client's default metrics. */
 async function heapOf(url: string) {
-  // A kept-alive connection the service closed meanwhile fails the fetch; the next sample opens another.
-  const text = await fetch(`${url}/metrics`).then(
-    (res) => res.text(),
+  // A kept-alive connection the service closed meanwhile fails the request; the next sample opens another.
+  const text = await httpsGet(`${url}/metrics`, '').then(
+    (res) => res.body,
     () => '',
   );
   const value = (name: string) =>
@@ -82,9 +81,8 @@ const svc = await startService(backend, {
     ...(allocations ? [`--inspect=127.0.0.1:${INSPECTOR_PORT}`] : []),
   ],
 });
-process.env.NODE_TLS_REJECT_UNAUTHORIZED = '0';
 try {
-  const idle = { ...(await procStatus(svc.pid)), ...(await heapOf(svc.url)) };
+  const afterStart = { ...(await processMemory(svc.pid)), ...(await heapOf(svc.url)) };
   await warmKeys(
     svc.url,
     fixture.main.map((k) => k.key),
@@ -102,7 +100,7 @@ try {
   let sampling = true;
   const sampler = (async () => {
     while (sampling) {
-      samples.push({ ...(await procStatus(svc.pid)), ...(await heapOf(svc.url)) });
+      samples.push({ ...(await processMemory(svc.pid)), ...(await heapOf(svc.url)) });
       await sleep(250);
     }
   })();
@@ -135,7 +133,7 @@ try {
         nodeArgs,
         rps: Math.round(load.rps),
         p99Ms: load.p99,
-        idle: round(idle),
+        afterStart: round(afterStart),
         atRssPeak: round(atPeak),
         peaks: {
           rssMb: peak('rssMb'),

@@ -22,8 +22,8 @@ export const ITEMS_PER_WRITE = 200;
  * Collects small writes in memory and writes them every `flushMs`, so that counters and timestamps touched by every
  * request cost a few statements per interval instead of one per request. A flush writes at most `maxPerWrite` items
  * per statement, one statement after another (in `lane`, with rests between them): requests' queries wait behind one
- * short statement, not one of thousands of rows (PGlite runs one statement at a time). A failed write keeps its items and those not written yet
- * for the next flush (merged with newer ones) rather than losing them.
+ * short statement, not one of thousands of rows (PGlite runs one statement at a time). A failed write keeps its items
+ * and those not written yet for the next flush (merged with newer ones) rather than losing them.
  */
 export function createWriteBehind<T>(o: {
   flushMs: number;
