@@ -8,6 +8,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { ensureBuilt } from '../scripts/build.ts';
 import { adminQuery, benchTls, makeBackend } from './lib/backend.ts';
+import { agreementTable } from './lib/compare.ts';
 import type { Ctx } from './lib/context.ts';
 import { ensureDataset, forgetOutboundCalls } from './lib/dataset.ts';
 import { resetLimiterWindows } from './lib/limiter-reset.ts';
@@ -93,7 +94,7 @@ async function runBackend(
     } finally {
       await svc.stop();
     }
-    listCallsRows(ctx, s1, has(1) ? await listCallsFloor(ctx, s1.half.rate ?? 1) : null);
+    listCallsRows(ctx, s1, has(1) ? await listCallsFloor(ctx, s1.half.median.rate ?? 1) : null);
   }
   if (has(2)) {
     log(`scenario 2: GET /auth/whoami, ${backend.redisUrl ? 'Redis' : 'in-memory'} limiter, then the floor`);
@@ -169,6 +170,11 @@ async function main() {
     return;
   }
   const opts = parsed;
+  if (opts.compare) {
+    const [a, b] = opts.compare.map((f) => JSON.parse(fs.readFileSync(f, 'utf8')) as Report);
+    process.stdout.write(`${agreementTable(a as Report, b as Report)}\n`);
+    return;
+  }
   if (opts.render) {
     const saved = JSON.parse(fs.readFileSync(opts.render, 'utf8')) as Report;
     process.stdout.write(

@@ -19,6 +19,12 @@ export type Sizes = {
   /** Length of one measured load run, and of the warm-up before it. */
   loadSeconds: number;
   warmupSeconds: number;
+  /**
+   * Scenario 1's paced runs (service and floor at half the service's maximum): this many windows of this length,
+   * the row reading the window with the median p99 (bench/scenarios/s1-list-calls.ts says why).
+   */
+  pacedWindows: number;
+  pacedSeconds: number;
   /** Sequential requests per URL in the pagination scenario (cursor pages; `page` gets fewer). */
   pageSamples: number;
   deepPageSamples: number;
@@ -55,6 +61,8 @@ export const FULL: Sizes = {
   outboundKeysPerCustomer: 5,
   loadSeconds: 15,
   warmupSeconds: 3,
+  pacedWindows: 5,
+  pacedSeconds: 6,
   pageSamples: 200,
   deepPageSamples: 15,
   webhookEvents: 100_000,
@@ -69,11 +77,14 @@ export const FULL: Sizes = {
   profileSeconds: 10,
 };
 
+// The quick data set keeps the full one's shape at a tenth of its size: as many calls per customer (a
+// customer's list reads as deep an index range; with 100 per customer GET /calls ran 1.5× faster than on the
+// full set, which moved every figure set against it) and as many keys (100 per customer instead of 10).
 export const QUICK: Sizes = {
   label: 'quick',
-  customers: 1000,
+  customers: 100,
   assistantsPerCustomer: 3,
-  keysPerCustomer: 10,
+  keysPerCustomer: 100,
   calls: 100_000,
   deepCalls: 100_000,
   outboundCustomers: 200,
@@ -82,17 +93,21 @@ export const QUICK: Sizes = {
   // section); 200 events drained in a fraction of a second.
   loadSeconds: 5,
   warmupSeconds: 2,
-  pageSamples: 20,
+  pacedWindows: 5,
+  pacedSeconds: 3,
+  // A median of 20 page times, a p99 of 1,000 deliveries and pairs of 100-event drains read a figure's noise more
+  // than the figure (docs/performance.md, the eighteenth section): enough samples that they settle.
+  pageSamples: 60,
   deepPageSamples: 4,
   webhookEvents: 2_000,
   webhookEventsEmbedded: 500,
   webhookSubscriptions: 10,
   latencyEventsPerSecond: 1000,
-  latencySeconds: 1,
+  latencySeconds: 3,
   blipSeconds: 4,
-  hangEvents: 100,
-  hangEventsEmbedded: 50,
-  hangRounds: 5,
+  hangEvents: 500,
+  hangEventsEmbedded: 250,
+  hangRounds: 7,
   profileSeconds: 2,
 };
 
@@ -109,6 +124,8 @@ export type BenchOptions = {
   out: string | undefined;
   /** Print the tables of an existing JSON report instead of running. */
   render: string | undefined;
+  /** Two JSON reports (full, then quick) to set side by side instead of running. */
+  compare: [string, string] | undefined;
 };
 
 /** Scenarios 1 to 8; a run of all of them is written as `latest.json` (or `latest-quick.json`). */
@@ -125,6 +142,9 @@ export const USAGE = `npm run bench -- [options]
                        subscriptions; 2,000 with --quick; PGlite always uses its own: 5,000, 500 with --quick)
   --out FILE           also write the JSON report to FILE
   --render FILE        print the tables of a JSON report (e.g. bench/results/latest.json) and exit
+  --compare A --compare B
+                       print every figure both reports hold, B's ÷ A's, and whether it lies within 20 %
+                       (e.g. a full run, then a quick one), and exit
 
 Environment: DATABASE_URL (the bench creates its own database beside the one named, never writes to it),
 REDIS_URL (rate limits in Redis), BENCH_CACHE_DIR (default bench/results/cache).`;
@@ -141,6 +161,7 @@ export function parseOptions(argv: string[], env: NodeJS.ProcessEnv): BenchOptio
       'webhook-events': { type: 'string' },
       out: { type: 'string' },
       render: { type: 'string' },
+      compare: { type: 'string', multiple: true },
       help: { type: 'boolean', short: 'h', default: false },
     },
     strict: true,
@@ -173,6 +194,9 @@ export function parseOptions(argv: string[], env: NodeJS.ProcessEnv): BenchOptio
       throw new Error('--webhook-events must be 10 to 1,000,000');
     sizes.webhookEvents = n;
   }
+  const [first, second, ...more] = values.compare ?? [];
+  if (values.compare && (!first || !second || more.length > 0))
+    throw new Error('--compare takes two reports: --compare FULL.json --compare QUICK.json');
   return {
     sizes,
     scenarios,
@@ -183,5 +207,6 @@ export function parseOptions(argv: string[], env: NodeJS.ProcessEnv): BenchOptio
     reseed: values.reseed,
     out: values.out,
     render: values.render,
+    compare: first && second ? [first, second] : undefined,
   };
 }

@@ -17,6 +17,8 @@ export type Row = {
   /** Which load tool produced the figure ("wrk", "autocannon", "bench" for in-process timing). */
   tool: string;
   note: string;
+  /** Why this figure differs between a quick and a full run by design (what it measures grows with the run). */
+  bySize?: string;
 };
 
 export type Report = {

@@ -9,7 +9,10 @@ import { fmt, judge, ms, rps, validity } from '../lib/report.ts';
 import { type RunningService, startFloor, startService } from '../lib/service.ts';
 import { cliBesideServerRow } from './s7-cli.ts';
 
-export type ListCallsFigures = { service: LoadResult; half: LoadResult; peakRss: number | null };
+/** Paced windows, and the one with the median p99 (what the rows read). */
+export type Paced = { median: LoadResult; windows: LoadResult[] };
+
+export type ListCallsFigures = { service: LoadResult; half: Paced; peakRss: number | null };
 
 const MB = 1024 * 1024;
 
@@ -22,6 +25,23 @@ const spec = (ctx: Ctx, url: string): LoadSpec => ({
   threads: THREADS,
   seconds: ctx.sizes.loadSeconds,
 });
+
+/**
+ * The paced part of scenario 1: `pacedWindows` runs at `rate`, and the one whose p99 is the median. One window's
+ * p99 swings with whatever falls into it (a major collection, a burst of the write-behind's statements): nine
+ * 15-s runs of the same tree read PGlite's ratio to the floor anywhere in 1.17–3.22, and two quick runs of the
+ * same code 2.48 and 1.22 (docs/performance.md, the sixteenth to eighteenth sections). The median window reads
+ * what a request usually meets at that pace, in a quick run as in a full one; every window is kept in the report.
+ */
+async function paced(ctx: Ctx, url: string, rate: number): Promise<Paced> {
+  const windows: LoadResult[] = [];
+  for (let i = 0; i < ctx.sizes.pacedWindows; i++)
+    windows.push(await runLoad(ctx.tool, { ...spec(ctx, url), seconds: ctx.sizes.pacedSeconds, rate }));
+  const byP99 = [...windows].sort((a, b) => a.p99 - b.p99);
+  return { median: byP99[Math.floor(byP99.length / 2)] as LoadResult, windows };
+}
+
+const p99s = (p: Paced) => p.windows.map((w) => w.p99.toFixed(1)).join(', ');
 
 /** Starts the service and times spawn → first served request (scenario 7, on the cached database). */
 export async function startServiceTimed(ctx: Ctx): Promise<RunningService> {
@@ -66,12 +86,12 @@ export async function listCalls(ctx: Ctx, svc: RunningService): Promise<ListCall
   const service = await runLoad(ctx.tool, spec(ctx, svc.url));
   ctx.log(`  service: ${rps(service)}, p99 ${ms(service.p99)}`);
   const target = Math.max(1, Math.round(service.rps / 2));
-  const half = await runLoad(ctx.tool, { ...spec(ctx, svc.url), rate: target });
-  ctx.log(`  service at ${fmt(target)} req/s: p99 ${ms(half.p99)} (${rps(half)})`);
+  const half = await paced(ctx, svc.url, target);
+  ctx.log(`  service at ${fmt(target)} req/s: p99 ${ms(half.median.p99)} (windows ${p99s(half)} ms)`);
   return { service, half, peakRss: stopRss() };
 }
 
-export type ListCallsFloor = { floor: LoadResult; half: LoadResult };
+export type ListCallsFloor = { floor: LoadResult; half: Paced };
 
 /**
  * The floor (bench/floors/calls-floor.ts) with the same wrk script, connections and data, flat out and then paced at
@@ -85,8 +105,8 @@ export async function listCallsFloor(ctx: Ctx, rate: number): Promise<ListCallsF
     await runLoad(ctx.tool, { ...spec(ctx, f.url), seconds: ctx.sizes.warmupSeconds });
     const floor = await runLoad(ctx.tool, spec(ctx, f.url));
     ctx.log(`  floor: ${rps(floor)}, p99 ${ms(floor.p99)}`);
-    const half = await runLoad(ctx.tool, { ...spec(ctx, f.url), rate });
-    ctx.log(`  floor at ${fmt(rate)} req/s: p99 ${ms(half.p99)} (${rps(half)})`);
+    const half = await paced(ctx, f.url, rate);
+    ctx.log(`  floor at ${fmt(rate)} req/s: p99 ${ms(half.median.p99)} (windows ${p99s(half)} ms)`);
     return { floor, half };
   } finally {
     await f.stop();
@@ -94,7 +114,8 @@ export async function listCallsFloor(ctx: Ctx, rate: number): Promise<ListCallsF
 }
 
 export function listCallsRows(ctx: Ctx, s1: ListCallsFigures, floors: ListCallsFloor | null): void {
-  const { service, half, peakRss } = s1;
+  const { service, peakRss } = s1;
+  const half = s1.half.median;
   const floor = floors?.floor ?? null;
   addRaw(ctx, 's1', { service, half, floor, floorHalf: floors?.half ?? null, peakRssBytes: peakRss });
   if (ctx.opts.scenarios.has(1)) {
@@ -108,19 +129,22 @@ export function listCallsRows(ctx: Ctx, s1: ListCallsFigures, floors: ListCallsF
       status: judge(ratio === null ? null : ratio >= 0.8),
       note: [validity(service), floor ? validity(floor) : ''].filter(Boolean).join('; '),
     });
-    const paced = half.rate ?? 0;
-    const kept = half.rps >= paced * 0.9;
+    const rate = half.rate ?? 0;
+    const kept = half.rps >= rate * 0.9;
+    const windows = `median of ${s1.half.windows.length} windows of ${ctx.sizes.pacedSeconds} s`;
     addRow(ctx, {
       scenario: 1,
-      what: `GET /calls p99 at half the maximum (${fmt(paced)} req/s asked, ${fmt(half.rps)} served)`,
+      what: `GET /calls p99 at half the maximum (${fmt(rate)} req/s asked, ${fmt(half.rps)} served)`,
       value: `p50 ${ms(half.p50)}, p99 ${ms(half.p99)}`,
       ratio: half.p99,
       target: '≤ 10 ms',
       status: judge(half.p99 <= 10 && kept),
-      note: [kept ? '' : 'the asked rate was not reached', validity(half)].filter(Boolean).join('; '),
+      note: [windows, kept ? '' : 'the asked rate was not reached', validity(half)]
+        .filter(Boolean)
+        .join('; '),
     });
     if (floors) {
-      const f = floors.half;
+      const f = floors.half.median;
       addRow(ctx, {
         scenario: 1,
         what: `bare node:https floor p99 at the same pace (${fmt(f.rate ?? 0)} req/s asked, ${fmt(f.rps)} served)`,
@@ -129,11 +153,22 @@ export function listCallsRows(ctx: Ctx, s1: ListCallsFigures, floors: ListCallsF
         target: 'report',
         status: 'info',
         note: [
+          windows,
           validity(f),
           'what the machine and the database give the same SQL at this rate, without the service',
         ]
           .filter(Boolean)
           .join('; '),
+      });
+      const ratio = f.p99 > 0 ? half.p99 / f.p99 : null;
+      addRow(ctx, {
+        scenario: 1,
+        what: "GET /calls p99 at half the maximum ÷ the floor's p99 at the same pace",
+        value: `${ms(half.p99)} vs ${ms(f.p99)}`,
+        ratio,
+        target: '≤ 1.5',
+        status: judge(ratio === null ? null : ratio <= 1.5),
+        note: `each the ${windows}`,
       });
     }
   }

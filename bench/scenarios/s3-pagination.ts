@@ -71,6 +71,7 @@ export async function pagination(ctx: Ctx, url: string): Promise<void> {
     target: 'report',
     status: 'info',
     note: validity(viaPageRun) || 'offset: the skipped rows are read from the index',
+    bySize: 'an offset reads every row it skips, and the quick data set is a tenth as deep',
   });
 }
 

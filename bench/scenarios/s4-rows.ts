@@ -87,6 +87,7 @@ export function webhookRows(
     target: '≤ 300 ms',
     status: judge(Number.isFinite(l.p99) && l.p99 <= 300 && kept),
     tool: 'bench (undici)',
+    bySize: 'above the drain rate the queue grows for the whole run, which a quick run keeps short',
     note: [
       `${fmt(l.received)} of ${fmt(l.expected)} deliveries received`,
       `${fmt(needed)} deliveries/s needed vs ${fmt(rate)}/s drained`,
@@ -132,6 +133,7 @@ export function webhookRows(
     value: `${fmt(b.latency.received)} of ${fmt(b.latency.expected)} delivered; p50 ${latencyMs(b.latency.p50)}, p99 ${latencyMs(b.latency.p99)}`,
     ratio: Number.isFinite(b.latency.p99) ? b.latency.p99 : null,
     target: 'not disabled, all delivered',
+    bySize: "the burst's backlog grows with its length (4 s in a quick run, 10 s in a full one)",
     status: judge(b.is_active && b.latency.received >= b.latency.expected),
     tool: 'bench (undici)',
     note: `${fmt(b.blipped)} answers 500 during the blip; subscription ${b.is_active ? 'active' : 'disabled'}, streak ${b.consecutive_failures}; the failed deliveries are retried 10 s (±20 %) later, which is the p99`,

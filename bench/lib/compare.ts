@@ -1,0 +1,84 @@
+import { fmt, type Report, type Row } from './report.ts';
+
+/** How far a quick run's figure may lie from the full run's (issue 40: within 20 %). */
+export const AGREEMENT = 0.2;
+
+/**
+ * A row's identity across runs: its scenario, backend and measure with the run's own numbers taken out (rates
+ * asked, counts of samples, depths), so that the same measure of a quick and a full run meet.
+ */
+export function rowKey(row: Row): string {
+  const measure = row.what
+    .replace(/\s*\([^)]*\d[^)]*\)/g, '')
+    .replace(/\d[\d,.]*/g, '#')
+    .trim();
+  return `${row.scenario} ${row.backend} ${measure}`;
+}
+
+export type Agreement = {
+  scenario: number;
+  backend: Row['backend'];
+  what: string;
+  first: number;
+  second: number;
+  /** second ÷ first */
+  quotient: number;
+  verdict: 'within' | 'outside' | 'by design';
+  why: string;
+};
+
+/**
+ * Every figure two reports both hold (rows with a number), the second's ÷ the first's, and whether it lies within
+ * `AGREEMENT`. A row that names why its figure depends on the run's size (`bySize`) is listed apart.
+ */
+export function compareReports(first: Report, second: Report): Agreement[] {
+  const theirs = new Map(second.rows.map((r) => [rowKey(r), r]));
+  const out: Agreement[] = [];
+  for (const row of first.rows) {
+    const other = theirs.get(rowKey(row));
+    if (!other || row.ratio === null || other.ratio === null || row.ratio === 0) continue;
+    const quotient = other.ratio / row.ratio;
+    const bySize = row.bySize ?? other.bySize;
+    out.push({
+      scenario: row.scenario,
+      backend: row.backend,
+      what: row.what,
+      first: row.ratio,
+      second: other.ratio,
+      quotient,
+      verdict: bySize ? 'by design' : Math.abs(quotient - 1) <= AGREEMENT ? 'within' : 'outside',
+      why: bySize ?? '',
+    });
+  }
+  return out;
+}
+
+export function agreementTable(first: Report, second: Report): string {
+  const rows = compareReports(first, second);
+  const n = (x: number) => fmt(x, x < 10 ? 2 : 0);
+  const counted = rows.filter((r) => r.verdict !== 'by design');
+  const within = counted.filter((r) => r.verdict === 'within').length;
+  return [
+    `${first.mode} run of ${first.date.slice(0, 16)} against ${second.mode} run of ${second.date.slice(0, 16)}: ` +
+      `${within} of ${counted.length} figures within ${AGREEMENT * 100} %` +
+      ` (${rows.length - counted.length} differ by design)`,
+    '',
+    `| # | backend | measure | ${first.mode} | ${second.mode} | ${second.mode} ÷ ${first.mode} | |`,
+    '|---|---|---|---|---|---|---|',
+    ...rows
+      .map((r) =>
+        [
+          r.scenario,
+          r.backend,
+          r.what,
+          n(r.first),
+          n(r.second),
+          r.quotient.toFixed(2),
+          r.verdict === 'within' ? 'within' : r.verdict === 'outside' ? '**outside**' : `by design: ${r.why}`,
+        ]
+          .map((c) => String(c).replace(/\|/g, '\\|'))
+          .join(' | '),
+      )
+      .map((l) => `| ${l} |`),
+  ].join('\n');
+}
