@@ -212,6 +212,16 @@ describe('operator command failures', () => {
       ['internal.error', 'unexpected', 'relation "no_such_table" does not exist'],
     );
 
+    // More parameters than the protocol's 16-bit count: PostgreSQL answers 08P01, in the connection class, but the
+    // database was reached; the seed's keys once did this and the operator was told to check DATABASE_URL.
+    const values = Array.from({ length: 70_000 }, (_, i) => i);
+    const tooMany = await sql`select 1 where 0 in (${sql.join(values)})`
+      .execute(t.db)
+      .catch((e: unknown) => e);
+    const protocol = describeFailure(tooMany, context);
+    assert.equal((tooMany as { code?: string }).code, '08P01');
+    assert.deepEqual([protocol.code, protocol.form], ['internal.error', 'unexpected']);
+
     const io = bufferedIo();
     const faults: unknown[] = [];
     const program = new Command().exitOverride();

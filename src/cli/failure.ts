@@ -188,7 +188,9 @@ const named = (value: string, context: FailureContext): string => {
 };
 
 function unreachable(error: unknown): boolean {
-  if (isPgError(error)) return UNREACHABLE_STATES.some((state) => error.code.startsWith(state));
+  // 08P01 is in the connection class but is a statement the server refused (a protocol violation), not a reach.
+  if (isPgError(error))
+    return error.code !== '08P01' && UNREACHABLE_STATES.some((state) => error.code.startsWith(state));
   if (!(error instanceof Error)) return false;
   const code = (error as NodeJS.ErrnoException).code;
   return (code !== undefined && NETWORK_CODES.has(code)) || /^Connection terminated/.test(error.message);

@@ -104,4 +104,33 @@ describe('seed: large realistic data sets', () => {
       [['US', 'CA'], '100.00', false],
     );
   });
+
+  it('seeds the most keys a customer may get for many customers (more than one statement could carry)', async () => {
+    // 60 customers × 100 keys once went as one insert of 72,000 parameters, past the protocol's 65,535.
+    const result = await seedDataset(
+      t.db,
+      { hasher: createKeyHasher(SECRET), clock: t.clock, outboundDefaults: PRODUCTION_OUTBOUND_DEFAULTS },
+      {
+        customers: 60,
+        assistantsPerCustomer: 1,
+        calls: 0,
+        keysPerCustomer: 100,
+        days: 1,
+        batchSize: 1_000,
+        customerRateLimit: 600,
+        keyRateLimit: null,
+      },
+      { start() {}, advance() {}, stop() {} },
+    );
+    assert.equal(result.keys.length, 6_000);
+    assert.equal(new Set(result.keys.map((k) => k.key_id)).size, 6_000);
+    const { rows } = await sql<{ n: string }>`
+      select count(*) as n from api_keys k join api_key_secrets s on s.key_id = k.id
+      where k.customer_id = any(${result.customers}::uuid[])`.execute(t.db);
+    assert.equal(Number(rows[0]?.n), 6_000);
+    const last = result.keys.at(-1);
+    assert.ok(last);
+    const whoami = await t.request('GET', '/api/v1/auth/whoami', { key: last.secret });
+    assert.equal(whoami.body.customer_id, last.customer_id);
+  });
 });

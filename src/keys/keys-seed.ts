@@ -17,8 +17,15 @@ export type SeedProgress = {
 
 /**
  * Seeding (the CLI's `seed`): `perCustomer` real keys for each customer (same format and keyed hash as the keys
- * service, so they authenticate), with every grantable scope and the default outbound limits, 200 customers a batch.
+ * service, so they authenticate), with every grantable scope and the default outbound limits, at most
+ * `KEYS_PER_STATEMENT` keys an insert.
  */
+/**
+ * A statement carries at most 65,535 parameters (the protocol's 16-bit count) and a key row 12: 200 customers of 100
+ * keys each made one of 240,000, which PostgreSQL refused.
+ */
+const KEYS_PER_STATEMENT = 2_000;
+
 export async function seedKeys(
   conn: Database,
   deps: { hasher: KeyHasher; clock: Clock; outboundDefaults: OutboundLimits },
@@ -30,8 +37,9 @@ export async function seedKeys(
   const outbound = keyDefaults(deps.outboundDefaults);
   const keys: SeededKey[] = [];
   progress.start('keys', customers.length * opts.keysPerCustomer);
-  for (let i = 0; i < customers.length; i += 200) {
-    const batch = customers.slice(i, i + 200).flatMap((customerId) =>
+  const customersPerStatement = Math.max(1, Math.floor(KEYS_PER_STATEMENT / opts.keysPerCustomer));
+  for (let i = 0; i < customers.length; i += customersPerStatement) {
+    const batch = customers.slice(i, i + customersPerStatement).flatMap((customerId) =>
       Array.from({ length: opts.keysPerCustomer }, (): SeededKey => {
         const secret = generateKey();
         return { customer_id: customerId, key_id: newUuid(), prefix: displayPrefix(secret), secret };
