@@ -117,7 +117,13 @@ export function listCallsRows(ctx: Ctx, s1: ListCallsFigures, floors: ListCallsF
   const { service, peakRss } = s1;
   const half = s1.half.median;
   const floor = floors?.floor ?? null;
-  addRaw(ctx, 's1', { service, half: s1.half, floor, floorHalf: floors?.half ?? null, peakRssBytes: peakRss });
+  addRaw(ctx, 's1', {
+    service,
+    half: s1.half,
+    floor,
+    floorHalf: floors?.half ?? null,
+    peakRssBytes: peakRss,
+  });
   if (ctx.opts.scenarios.has(1)) {
     const ratio = floor ? service.rps / floor.rps : null;
     addRow(ctx, {
