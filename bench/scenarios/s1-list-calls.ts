@@ -167,13 +167,15 @@ export function listCallsRows(ctx: Ctx, s1: ListCallsFigures, floors: ListCallsF
           .join('; '),
       });
       const ratio = f.p99 > 0 ? half.p99 / f.p99 : null;
+      // Issue 40's target is PGlite's (its one session is what requests can wait behind); PostgreSQL's reads beside it.
+      const targeted = ctx.backend.name === 'embedded' && ratio !== null;
       addRow(ctx, {
         scenario: 1,
         what: "GET /calls p99 at half the maximum ÷ the floor's p99 at the same pace",
         value: `${ms(half.p99)} vs ${ms(f.p99)}`,
         ratio,
-        target: '≤ 1.5',
-        status: judge(ratio === null ? null : ratio <= 1.5),
+        target: targeted ? '≤ 1.5' : 'report',
+        status: judge(targeted ? ratio <= 1.5 : null),
         note: `each the ${windows}`,
       });
     }
