@@ -36,7 +36,7 @@ test('the same measure on another backend or scenario, or another measure, does 
   );
 });
 
-test('each figure both runs hold is judged within 20 % or outside; a size-bound one is set apart', () => {
+test('each figure both runs hold is judged within 20 % or outside; a size-bound or invalid one is set apart', () => {
   const full = newReport(FULL, 'wrk');
   const quick = newReport(QUICK, 'wrk');
   full.rows = [
@@ -44,6 +44,8 @@ test('each figure both runs hold is judged within 20 % or outside; a size-bound 
     row({ what: 'b', ratio: 1 }),
     row({ what: 'c', ratio: 1 }),
     row({ what: 'd', ratio: 100, bySize: 'grows with the run' }),
+    row({ what: 'e', ratio: 1, note: 'INVALID: 51 answers ≥ 400' }),
+    row({ what: 'f', ratio: 1 }),
     row({ what: 'only in the full run', ratio: 1 }),
     row({ what: 'no figure', ratio: null }),
   ];
@@ -52,6 +54,8 @@ test('each figure both runs hold is judged within 20 % or outside; a size-bound 
     row({ what: 'b', ratio: 0.79 }),
     row({ what: 'c', ratio: 1.21 }),
     row({ what: 'd', ratio: 10 }),
+    row({ what: 'e', ratio: 1 }),
+    row({ what: 'f', ratio: 3, note: 'INVALID: 2 socket errors/timeouts' }),
     row({ what: 'no figure', ratio: 1 }),
   ];
   const verdicts = compareReports(full, quick).map((a) => [a.what, a.verdict, a.quotient.toFixed(2)]);
@@ -60,5 +64,7 @@ test('each figure both runs hold is judged within 20 % or outside; a size-bound 
     ['b', 'outside', '0.79'],
     ['c', 'outside', '1.21'],
     ['d', 'by design', '0.10'],
+    ['e', 'invalid', '1.00'],
+    ['f', 'invalid', '3.00'],
   ]);
 });

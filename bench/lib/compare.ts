@@ -23,13 +23,17 @@ export type Agreement = {
   second: number;
   /** second ÷ first */
   quotient: number;
-  verdict: 'within' | 'outside' | 'by design';
+  verdict: 'within' | 'outside' | 'by design' | 'invalid';
   why: string;
 };
 
+/** A figure from runs with errors or refusals (report.ts's `validity` writes this into the note). */
+const invalid = (row: Row) => row.note.includes('INVALID');
+
 /**
  * Every figure two reports both hold (rows with a number), the second's ÷ the first's, and whether it lies within
- * `AGREEMENT`. A row that names why its figure depends on the run's size (`bySize`) is listed apart.
+ * `AGREEMENT`. A row that names why its figure depends on the run's size (`bySize`), or whose runs had errors or
+ * refusals in either report, is listed apart.
  */
 export function compareReports(first: Report, second: Report): Agreement[] {
   const theirs = new Map(second.rows.map((r) => [rowKey(r), r]));
@@ -46,8 +50,15 @@ export function compareReports(first: Report, second: Report): Agreement[] {
       first: row.ratio,
       second: other.ratio,
       quotient,
-      verdict: bySize ? 'by design' : Math.abs(quotient - 1) <= AGREEMENT ? 'within' : 'outside',
-      why: bySize ?? '',
+      verdict:
+        invalid(row) || invalid(other)
+          ? 'invalid'
+          : bySize
+            ? 'by design'
+            : Math.abs(quotient - 1) <= AGREEMENT
+              ? 'within'
+              : 'outside',
+      why: invalid(row) || invalid(other) ? 'errors or refusals in the runs (see the note)' : (bySize ?? ''),
     });
   }
   return out;
@@ -56,12 +67,13 @@ export function compareReports(first: Report, second: Report): Agreement[] {
 export function agreementTable(first: Report, second: Report): string {
   const rows = compareReports(first, second);
   const n = (x: number) => fmt(x, x < 10 ? 2 : 0);
-  const counted = rows.filter((r) => r.verdict !== 'by design');
+  const counted = rows.filter((r) => r.verdict === 'within' || r.verdict === 'outside');
   const within = counted.filter((r) => r.verdict === 'within').length;
+  const count = (v: Agreement['verdict']) => rows.filter((r) => r.verdict === v).length;
   return [
     `${first.mode} run of ${first.date.slice(0, 16)} against ${second.mode} run of ${second.date.slice(0, 16)}: ` +
       `${within} of ${counted.length} figures within ${AGREEMENT * 100} %` +
-      ` (${rows.length - counted.length} differ by design)`,
+      ` (${count('by design')} differ by design, ${count('invalid')} invalid)`,
     '',
     `| # | backend | measure | ${first.mode} | ${second.mode} | ${second.mode} ÷ ${first.mode} | |`,
     '|---|---|---|---|---|---|---|',
@@ -74,7 +86,11 @@ export function agreementTable(first: Report, second: Report): string {
           n(r.first),
           n(r.second),
           r.quotient.toFixed(2),
-          r.verdict === 'within' ? 'within' : r.verdict === 'outside' ? '**outside**' : `by design: ${r.why}`,
+          r.verdict === 'within'
+            ? 'within'
+            : r.verdict === 'outside'
+              ? '**outside**'
+              : `${r.verdict}: ${r.why}`,
         ]
           .map((c) => String(c).replace(/\|/g, '\\|'))
           .join(' | '),

@@ -76,6 +76,9 @@ export const rps = (r: LoadResult): string => `${fmt(r.rps)} req/s`;
 /** `met`/`missed` from a comparison, `info` when there is no target. */
 export const judge = (ok: boolean | null): Status => (ok === null ? 'info' : ok ? 'met' : 'missed');
 
+/** Whether every run answered without errors or refusals (a row judged on any other is no verdict). */
+export const valid = (...runs: LoadResult[]): boolean => runs.every((r) => r.non2xx === 0 && r.errors === 0);
+
 /** Problems that make a load figure suspect (errors, refusals) in words, for the note column. */
 export function validity(r: LoadResult): string {
   const parts = [];

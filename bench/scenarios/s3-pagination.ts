@@ -1,9 +1,11 @@
 import { addRaw, addRow, type Ctx } from '../lib/context.ts';
 import { httpsGet } from '../lib/https-get.ts';
 import { type LoadResult, runLoad, scratchFile } from '../lib/load.ts';
-import { fmt, judge, ms, validity } from '../lib/report.ts';
+import { fmt, judge, ms, valid, validity } from '../lib/report.ts';
 
 const LIMIT = 25;
+/** Timed pages a second, one connection (see `time` in `pagination`). */
+const SAMPLES_PER_SECOND = 8;
 
 /**
  * Scenario 3: one customer with N calls. The first page, a cursor page whose first row is N − 25
@@ -33,7 +35,9 @@ export async function pagination(ctx: Ctx, url: string): Promise<void> {
     throw new Error('cursor and page at the same depth returned different rows');
 
   const dataFile = scratchFile(`${ctx.backend.name}-deep-key.txt`, deep.key);
-  // Paced well under the customer's 600/min window: first + cursor + page stay below it in any minute.
+  // Paced under the customer's 600/min window: at SAMPLES_PER_SECOND no minute holds more than 480 timed pages,
+  // plus the page alias's and the search count's few. (At 20/s the full run's four runs of 200 ran into it: the
+  // search's pages were answered 429, and timed as such, from 2026-11-27 to 2026-11-28.)
   const time = (path: string, samples: number, perSecond: number): Promise<LoadResult> =>
     runLoad(ctx.tool, {
       url,
@@ -45,8 +49,8 @@ export async function pagination(ctx: Ctx, url: string): Promise<void> {
       seconds: Math.max(1, Math.ceil(samples / perSecond)),
       rate: perSecond,
     });
-  const first = await time(paths.first, ctx.sizes.pageSamples, 20);
-  const viaCursorRun = await time(paths.cursor, ctx.sizes.pageSamples, 20);
+  const first = await time(paths.first, ctx.sizes.pageSamples, SAMPLES_PER_SECOND);
+  const viaCursorRun = await time(paths.cursor, ctx.sizes.pageSamples, SAMPLES_PER_SECOND);
   const viaPageRun = await time(paths.page, ctx.sizes.deepPageSamples, 2);
   addRaw(ctx, 's3', { depth, first, cursor: viaCursorRun, page: viaPageRun });
   ctx.log(
@@ -59,7 +63,7 @@ export async function pagination(ctx: Ctx, url: string): Promise<void> {
     value: `${ms(viaCursorRun.p50)} vs ${ms(first.p50)}`,
     ratio,
     target: '≤ 1.2',
-    status: judge(ratio <= 1.2),
+    status: judge(valid(first, viaCursorRun) ? ratio <= 1.2 : null),
     note: [validity(first), validity(viaCursorRun)].filter(Boolean).join('; '),
   });
   await searchFilter(ctx, url, time);
@@ -114,11 +118,15 @@ async function searchFilter(
   const before = await httpsGet(`${url}/api/v1/calls?${filter}&limit=1&page=${depth - 1}`, deep.key);
   const cursor = (JSON.parse(before.body) as { next_cursor?: string | null }).next_cursor;
   if (before.status !== 200 || !cursor) throw new Error(`no cursor before depth ${depth}: ${before.status}`);
-  const first = await time(`/api/v1/calls?limit=${LIMIT}&${filter}`, ctx.sizes.pageSamples, 20);
+  const first = await time(
+    `/api/v1/calls?limit=${LIMIT}&${filter}`,
+    ctx.sizes.pageSamples,
+    SAMPLES_PER_SECOND,
+  );
   const deepRun = await time(
     `/api/v1/calls?limit=${LIMIT}&${filter}&cursor=${encodeURIComponent(cursor)}`,
     ctx.sizes.pageSamples,
-    20,
+    SAMPLES_PER_SECOND,
   );
   addRaw(ctx, 's3-search', { filter: 'to_number', matches, depth, first, cursor: deepRun });
   ctx.log(
@@ -131,7 +139,7 @@ async function searchFilter(
     value: `${ms(deepRun.p50)} vs ${ms(first.p50)}`,
     ratio,
     target: '≤ 1.2',
-    status: judge(ratio <= 1.2),
+    status: judge(valid(first, deepRun) ? ratio <= 1.2 : null),
     note: [validity(first), validity(deepRun)].filter(Boolean).join('; '),
   });
 }
