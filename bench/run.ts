@@ -171,8 +171,9 @@ async function main() {
   }
   const opts = parsed;
   if (opts.compare) {
-    const [a, b] = opts.compare.map((f) => JSON.parse(fs.readFileSync(f, 'utf8')) as Report);
-    process.stdout.write(`${agreementTable(a as Report, b as Report)}\n`);
+    const read = (file: string) => JSON.parse(fs.readFileSync(file, 'utf8')) as Report;
+    const [full, quick] = opts.compare;
+    process.stdout.write(`${agreementTable(read(full), read(quick))}\n`);
     return;
   }
   if (opts.render) {

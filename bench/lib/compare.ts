@@ -30,6 +30,14 @@ export type Agreement = {
 /** A figure from runs with errors or refusals (report.ts's `validity` writes this into the note). */
 const invalid = (row: Row) => row.note.includes('INVALID');
 
+/** Why a pair of rows is not judged on its quotient, if it is not. */
+function verdictApart(row: Row, other: Row): Pick<Agreement, 'verdict' | 'why'> | null {
+  if (invalid(row) || invalid(other))
+    return { verdict: 'invalid', why: 'errors or refusals in the runs (see the note)' };
+  const bySize = row.bySize ?? other.bySize;
+  return bySize ? { verdict: 'by design', why: bySize } : null;
+}
+
 /**
  * Every figure two reports both hold (rows with a number), the second's ÷ the first's, and whether it lies within
  * `AGREEMENT`. A row that names why its figure depends on the run's size (`bySize`), or whose runs had errors or
@@ -42,7 +50,7 @@ export function compareReports(first: Report, second: Report): Agreement[] {
     const other = theirs.get(rowKey(row));
     if (!other || row.ratio === null || other.ratio === null || row.ratio === 0) continue;
     const quotient = other.ratio / row.ratio;
-    const bySize = row.bySize ?? other.bySize;
+    const apart = verdictApart(row, other);
     out.push({
       scenario: row.scenario,
       backend: row.backend,
@@ -50,15 +58,8 @@ export function compareReports(first: Report, second: Report): Agreement[] {
       first: row.ratio,
       second: other.ratio,
       quotient,
-      verdict:
-        invalid(row) || invalid(other)
-          ? 'invalid'
-          : bySize
-            ? 'by design'
-            : Math.abs(quotient - 1) <= AGREEMENT
-              ? 'within'
-              : 'outside',
-      why: invalid(row) || invalid(other) ? 'errors or refusals in the runs (see the note)' : (bySize ?? ''),
+      verdict: apart?.verdict ?? (Math.abs(quotient - 1) <= AGREEMENT ? 'within' : 'outside'),
+      why: apart?.why ?? '',
     });
   }
   return out;

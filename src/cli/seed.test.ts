@@ -13,13 +13,18 @@ describe('seed: large realistic data sets', () => {
     t = await startTestApp({ serverSecret: SECRET });
   });
   after(() => t.close());
+  const seedDeps = () => ({
+    hasher: createKeyHasher(SECRET),
+    clock: t.clock,
+    outboundDefaults: PRODUCTION_OUTBOUND_DEFAULTS,
+  });
 
   it('creates customers, assistants, working keys and realistic calls, evenly spread', async () => {
     const phases: string[] = [];
     let advanced = 0;
     const result = await seedDataset(
       t.db,
-      { hasher: createKeyHasher(SECRET), clock: t.clock, outboundDefaults: PRODUCTION_OUTBOUND_DEFAULTS },
+      seedDeps(),
       {
         customers: 3,
         assistantsPerCustomer: 2,
@@ -109,7 +114,7 @@ describe('seed: large realistic data sets', () => {
     // 60 customers × 100 keys once went as one insert of 72,000 parameters, past the protocol's 65,535.
     const result = await seedDataset(
       t.db,
-      { hasher: createKeyHasher(SECRET), clock: t.clock, outboundDefaults: PRODUCTION_OUTBOUND_DEFAULTS },
+      seedDeps(),
       {
         customers: 60,
         assistantsPerCustomer: 1,
