@@ -77,6 +77,10 @@ export async function build(root = ROOT): Promise<string[]> {
     packages: 'bundle',
     external: EXTERNAL,
     sourcemap: 'linked',
+    // V8 keeps every loaded script's source text in the heap: without whitespace, 6 MB less of it (12.5 → 6.5 MB
+    // under load). Names are kept (no minifyIdentifiers), so stack traces still name functions.
+    minifyWhitespace: true,
+    minifySyntax: true,
     logLevel: 'warning',
     // Bundled CommonJS packages call require(); an ES module has none of its own.
     banner: {

@@ -8,17 +8,24 @@ import { Agent, request } from 'undici';
 import { KEPT_IN_DATA_DIR } from './storage.ts';
 import { notPrivate } from './testing/file-modes.ts';
 
-/** `npm start` as package.json says: `prestart` (the bundle, rebuilt when the sources changed), then its command. */
-function npmStartCommand(): string[] {
+/**
+ * `npm start` as package.json says: `prestart` (the bundle, rebuilt when the sources changed), then its command's
+ * environment (`NAME=value` words before `node`) and arguments.
+ */
+function npmStartCommand(): { env: Record<string, string>; args: string[] } {
   const { scripts } = JSON.parse(fs.readFileSync('package.json', 'utf8')) as {
     scripts: Record<string, string>;
   };
-  for (const script of [scripts.prestart, scripts.start]) assert.match(script ?? '', /^node /);
+  assert.match(scripts.prestart ?? '', /^node /);
+  assert.match(scripts.start ?? '', /^([A-Z_]+=\S+ )*node /);
   const prestart = spawnSync(process.execPath, (scripts.prestart ?? '').split(' ').slice(1), {
     encoding: 'utf8',
   });
   assert.equal(prestart.status, 0, prestart.stderr);
-  return (scripts.start ?? '').split(' ').slice(1);
+  const words = (scripts.start ?? '').split(' ');
+  const node = words.indexOf('node');
+  const env = Object.fromEntries(words.slice(0, node).map((w) => w.split('=', 2) as [string, string]));
+  return { env, args: words.slice(node + 1) };
 }
 
 describe('npm start (serve) on the embedded default', () => {
@@ -26,21 +33,19 @@ describe('npm start (serve) on the embedded default', () => {
     const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'vca-serve-'));
     fs.chmodSync(dir, 0o777);
     // Under the loosest umask an operator could have: the data folder is still the service's alone (issue 34).
-    const child = spawn(
-      '/bin/sh',
-      ['-c', 'umask 000 && exec "$0" "$@"', process.execPath, ...npmStartCommand()],
-      {
-        env: {
-          ...process.env,
-          DATA_DIR: dir,
-          PORT: '0',
-          DATABASE_URL: '',
-          REDIS_URL: '',
-          LOG_LEVEL: 'silent',
-        },
-        stdio: ['ignore', 'ignore', 'pipe'],
+    const start = npmStartCommand();
+    const child = spawn('/bin/sh', ['-c', 'umask 000 && exec "$0" "$@"', process.execPath, ...start.args], {
+      env: {
+        ...process.env,
+        ...start.env,
+        DATA_DIR: dir,
+        PORT: '0',
+        DATABASE_URL: '',
+        REDIS_URL: '',
+        LOG_LEVEL: 'silent',
       },
-    );
+      stdio: ['ignore', 'ignore', 'pipe'],
+    });
     let banner = '';
     child.stderr?.on('data', (d: Buffer) => {
       banner += d.toString();

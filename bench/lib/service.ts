@@ -17,14 +17,19 @@ export type RunningService = {
   child: ChildProcess;
 };
 
-/** `npm start`'s Node flags and entry (package.json), so the bench runs the service exactly as operators do. */
-function startScript(): { flags: string[]; entry: string } {
+/**
+ * `npm start`'s environment, Node flags and entry (package.json), so the bench runs the service exactly as operators
+ * do.
+ */
+function startScript(): { env: Record<string, string>; flags: string[]; entry: string } {
   const pkg = JSON.parse(fs.readFileSync(path.join(REPO_ROOT, 'package.json'), 'utf8')) as {
     scripts: { start: string };
   };
   const words = pkg.scripts.start.split(/\s+/);
+  const node = words.indexOf('node');
+  const env = Object.fromEntries(words.slice(0, node).map((w) => w.split('=', 2) as [string, string]));
   const at = words.findIndex((w) => /\.[jt]s$/.test(w));
-  return { flags: words.slice(1, at), entry: path.join(REPO_ROOT, words[at] ?? '') };
+  return { env, flags: words.slice(node + 1, at), entry: path.join(REPO_ROOT, words[at] ?? '') };
 }
 
 /**
@@ -36,10 +41,10 @@ export function startService(
   backend: Backend,
   opts: { env?: Record<string, string>; redis?: boolean; nodeArgs?: string[]; fromSource?: boolean } = {},
 ): Promise<RunningService> {
-  const { flags, entry } = startScript();
+  const start = startScript();
   return startListening(
-    [...flags, ...(opts.nodeArgs ?? []), opts.fromSource ? MAIN_TS : entry, 'serve'],
-    backend.env(opts.env, { redis: opts.redis ?? true }),
+    [...start.flags, ...(opts.nodeArgs ?? []), opts.fromSource ? MAIN_TS : start.entry, 'serve'],
+    backend.env({ ...start.env, ...opts.env }, { redis: opts.redis ?? true }),
   );
 }
 

@@ -194,3 +194,26 @@ describe('key cache', () => {
     assert.deepEqual(s.cache.size(), { known: 0, unknown: 0 });
   });
 });
+
+describe('the lists the held records name', () => {
+  it('are one frozen copy per distinct list, set in place on the record the caller keeps', async () => {
+    const cache = createKeyCache({
+      notifications: fakeNotifications().notifications,
+      clock: new ManualClock(),
+    });
+    const a = { ...record('k1'), scopes: ['read_calls', 'outbound_calls'], allowed_countries: ['US', 'CA'] };
+    const b = { ...record('k2'), scopes: ['read_calls', 'outbound_calls'], allowed_countries: ['US', 'CA'] };
+    const c = { ...record('k3'), scopes: ['read_calls'], allowed_countries: ['US', 'CA'] };
+    assert.equal(await cache.lookup('v1', async () => a), a);
+    await cache.lookup('v2', async () => b);
+    await cache.lookup('v3', async () => c);
+    assert.equal(a.scopes, b.scopes);
+    assert.equal(a.allowed_countries, c.allowed_countries);
+    assert.notEqual(a.scopes, c.scopes);
+    assert.deepEqual(c.scopes, ['read_calls']);
+    assert.equal(a.outbound_countries, null);
+    assert.ok(Object.isFrozen(a.scopes));
+    assert.throws(() => a.scopes.push('manage_webhooks'), TypeError);
+    assert.deepEqual(b.scopes, ['read_calls', 'outbound_calls']);
+  });
+});

@@ -42,6 +42,29 @@ export const KEY_CACHE_LIMITS: KeyCacheLimits = {
   unknownTtlMs: 60_000,
 };
 
+/** Distinct lists of scopes or countries held as one shared copy each (past this, a record keeps its own). */
+const MAX_SHARED_LISTS = 1_000;
+
+/**
+ * One frozen copy of each list of scopes or countries the held records name. A database read gives every key its
+ * own array and strings: with 10,000 keys held, about 4 MB of the API process's live heap was the same handful of
+ * lists (a heap snapshot under the bench's scenario 1, docs/performance.md, the nineteenth section). Frozen, so a
+ * caller that tried to change one key's list would fail loudly instead of changing every key's.
+ */
+function listSharer() {
+  const lists = new Map<string, string[]>();
+  return <L extends string[] | null>(list: L): L => {
+    if (list === null) return list;
+    const id = list.join('\n');
+    const held = lists.get(id);
+    if (held) return held as L;
+    if (lists.size >= MAX_SHARED_LISTS) return list;
+    const copy = Object.freeze([...list]) as string[];
+    lists.set(id, copy);
+    return copy as L;
+  };
+}
+
 /** Payload of a change to every key (a customer ceiling): the empty string. */
 const EVERY_KEY = '';
 
@@ -57,6 +80,7 @@ export function createKeyCache(deps: {
   const { notifications, clock } = deps;
   const limits = deps.limits ?? KEY_CACHE_LIMITS;
   const known = new Map<string, { record: KeyRecord; until: number }>();
+  const shared = listSharer();
   const unknown = new Map<string, number>();
   // Bumped by every change and gap: a read that started before one must not be remembered after it.
   let generation = 0;
@@ -103,6 +127,10 @@ export function createKeyCache(deps: {
       const record = await read();
       if (generation !== startedAt || !notifications.connected()) return record;
       if (record) {
+        // In place: the caller may keep this very object (the write-behind of `last_used_at` updates it).
+        record.scopes = shared(record.scopes);
+        record.allowed_countries = shared(record.allowed_countries);
+        record.outbound_countries = shared(record.outbound_countries);
         known.delete(id);
         known.set(id, { record, until: now + limits.knownTtlMs });
         bounded(known, limits.maxKnown);
