@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { compareReports, rowKey } from './compare.ts';
+import { agreementTable, compareReports, rowKey } from './compare.ts';
 import { FULL, QUICK } from './options.ts';
 import { newReport, type Row } from './report.ts';
 
@@ -67,4 +67,18 @@ test('each figure both runs hold is judged within 20 % or outside; a size-bound 
     ['e', 'invalid', '1.00'],
     ['f', 'invalid', '3.00'],
   ]);
+});
+
+test('a time or a size is judged like a ratio but carries its unit, so the table counts it apart', () => {
+  const full = newReport(FULL, 'wrk');
+  const quick = newReport(QUICK, 'wrk');
+  full.rows = [row({ what: 'p99', ratio: 10, unit: 'ms' }), row({ what: 'r', ratio: 1 })];
+  quick.rows = [row({ what: 'p99', ratio: 15, unit: 'ms' }), row({ what: 'r', ratio: 1.1 })];
+  const got = compareReports(full, quick).map((a) => [a.what, a.verdict, a.unit]);
+  assert.deepEqual(got, [
+    ['p99', 'outside', 'ms'],
+    ['r', 'within', undefined],
+  ]);
+  const head = agreementTable(full, quick).split('\n')[0] ?? '';
+  assert.match(head, /1 of 1 ratios within 20 %; 0 of 1 times and sizes/);
 });

@@ -25,6 +25,8 @@ export type Agreement = {
   quotient: number;
   verdict: 'within' | 'outside' | 'by design' | 'invalid';
   why: string;
+  /** Set for a time or a size (not a ratio): the machine's reading, judged but counted apart from the ratios. */
+  unit?: Row['unit'];
 };
 
 /** A figure from runs with errors or refusals (report.ts's `validity` writes this into the note). */
@@ -41,7 +43,9 @@ function verdictApart(row: Row, other: Row): Pick<Agreement, 'verdict' | 'why'> 
 /**
  * Every figure two reports both hold (rows with a number), the second's ÷ the first's, and whether it lies within
  * `AGREEMENT`. A row that names why its figure depends on the run's size (`bySize`), or whose runs had errors or
- * refusals in either report, is listed apart.
+ * refusals in either report, is listed apart. Times and sizes (`unit`) are judged too but counted apart: issue 40's
+ * agreement is about ratios, each of which divides the service by a floor measured beside it, while a time in ms
+ * moves with whatever else the machine does in that minute (the floors' own p99s move as much as the service's).
  */
 export function compareReports(first: Report, second: Report): Agreement[] {
   const theirs = new Map(second.rows.map((r) => [rowKey(r), r]));
@@ -60,6 +64,7 @@ export function compareReports(first: Report, second: Report): Agreement[] {
       quotient,
       verdict: apart?.verdict ?? (Math.abs(quotient - 1) <= AGREEMENT ? 'within' : 'outside'),
       why: apart?.why ?? '',
+      ...(row.unit ? { unit: row.unit } : {}),
     });
   }
   return out;
@@ -68,13 +73,17 @@ export function compareReports(first: Report, second: Report): Agreement[] {
 export function agreementTable(first: Report, second: Report): string {
   const rows = compareReports(first, second);
   const n = (x: number) => fmt(x, x < 10 ? 2 : 0);
-  const counted = rows.filter((r) => r.verdict === 'within' || r.verdict === 'outside');
-  const within = counted.filter((r) => r.verdict === 'within').length;
+  const judged = (ratios: boolean) =>
+    rows.filter((r) => (r.verdict === 'within' || r.verdict === 'outside') && !r.unit === ratios);
+  const tally = (ratios: boolean) => {
+    const set = judged(ratios);
+    return `${set.filter((r) => r.verdict === 'within').length} of ${set.length}`;
+  };
   const count = (v: Agreement['verdict']) => rows.filter((r) => r.verdict === v).length;
   return [
     `${first.mode} run of ${first.date.slice(0, 16)} against ${second.mode} run of ${second.date.slice(0, 16)}: ` +
-      `${within} of ${counted.length} figures within ${AGREEMENT * 100} %` +
-      ` (${count('by design')} differ by design, ${count('invalid')} invalid)`,
+      `${tally(true)} ratios within ${AGREEMENT * 100} %; ${tally(false)} times and sizes (ms, MB: this machine's ` +
+      `readings, not ratios); ${count('by design')} differ by design, ${count('invalid')} invalid`,
     '',
     `| # | backend | measure | ${first.mode} | ${second.mode} | ${second.mode} ÷ ${first.mode} | |`,
     '|---|---|---|---|---|---|---|',
@@ -87,11 +96,9 @@ export function agreementTable(first: Report, second: Report): string {
           n(r.first),
           n(r.second),
           r.quotient.toFixed(2),
-          r.verdict === 'within'
-            ? 'within'
-            : r.verdict === 'outside'
-              ? '**outside**'
-              : `${r.verdict}: ${r.why}`,
+          r.verdict === 'within' || r.verdict === 'outside'
+            ? `${r.verdict === 'within' ? 'within' : '**outside**'}${r.unit ? ` (${r.unit}, not a ratio)` : ''}`
+            : `${r.verdict}: ${r.why}`,
         ]
           .map((c) => String(c).replace(/\|/g, '\\|'))
           .join(' | '),

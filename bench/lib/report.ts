@@ -19,6 +19,8 @@ export type Row = {
   note: string;
   /** Why this figure differs between a quick and a full run by design (what it measures grows with the run). */
   bySize?: string;
+  /** The figure's unit when it is not a ratio: a time or a size this machine reads, not one figure over another. */
+  unit?: 'ms' | 'MB';
 };
 
 export type Report = {

@@ -59,6 +59,7 @@ export async function startServiceTimed(ctx: Ctx): Promise<RunningService> {
       what: 'start → first served request (existing database, migrated)',
       value: ms(startMs),
       ratio: startMs,
+      unit: 'ms',
       target: '≤ 1,500 ms',
       status: judge(startMs <= 1_500),
       tool: 'bench',
@@ -143,6 +144,7 @@ export function listCallsRows(ctx: Ctx, s1: ListCallsFigures, floors: ListCallsF
       what: `GET /calls p99 at half the maximum (${fmt(rate)} req/s asked, ${fmt(half.rps)} served)`,
       value: `p50 ${ms(half.p50)}, p99 ${ms(half.p99)}`,
       ratio: half.p99,
+      unit: 'ms',
       target: '≤ 10 ms',
       status: judge(half.p99 <= 10 && kept),
       note: [windows, kept ? '' : 'the asked rate was not reached', validity(half)]
@@ -156,6 +158,7 @@ export function listCallsRows(ctx: Ctx, s1: ListCallsFigures, floors: ListCallsF
         what: `bare node:https floor p99 at the same pace (${fmt(f.rate ?? 0)} req/s asked, ${fmt(f.rps)} served)`,
         value: `p50 ${ms(f.p50)}, p99 ${ms(f.p99)}`,
         ratio: f.p99,
+        unit: 'ms',
         target: 'report',
         status: 'info',
         note: [
@@ -188,6 +191,7 @@ export function listCallsRows(ctx: Ctx, s1: ListCallsFigures, floors: ListCallsF
       what: 'API process peak RSS under scenario 1',
       value: `${fmt(peakRss / MB)} MB`,
       ratio: peakRss / MB,
+      unit: 'MB',
       target: `≤ ${rssLimit} MB`,
       status: judge(peakRss / MB <= rssLimit),
       tool: 'bench',

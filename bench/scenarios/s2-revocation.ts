@@ -67,6 +67,7 @@ export async function revocationVisibility(ctx: Ctx, url: string): Promise<void>
     what: `Revocation visibility: key held in the service's memory, revoked by another process → first 401 (max of ${RUNS})`,
     value: `median ${ms(median)}, max ${ms(max)}`,
     ratio: max,
+    unit: 'ms',
     target: `≤ ${TARGET_MS} ms`,
     status: judge(max <= TARGET_MS),
     tool: 'bench',

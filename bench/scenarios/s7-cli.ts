@@ -32,6 +32,7 @@ export function cliBesideServerRow(ctx: Ctx): void {
     what: `operator CLI beside the running service (\`customers list\`, median of ${RUNS})`,
     value: `median ${ms(median)}, max ${ms(sorted.at(-1) ?? 0)}`,
     ratio: median,
+    unit: 'ms',
     target: '≤ 1,500 ms',
     status: judge(median <= 1_500),
     tool: 'bench',
