@@ -91,9 +91,9 @@ export const QUICK: Sizes = {
   outboundCustomers: 200,
   outboundKeysPerCustomer: 5,
   // Long enough that the throughput ratios read about as in a full run (docs/performance.md, the sixteenth
-  // section); 200 events drained in a fraction of a second. 8 s, not 5: scenario 5's flat-out POSTs read their
-  // p99 ÷ GET's at 0.77 and 1.54 of the full run's in 5 s (the nineteenth section).
-  loadSeconds: 8,
+  // section); 200 events drained in a fraction of a second. Not longer: at 8 s whoami's load in memory ran past its
+  // customers' 600 requests a minute (400 customers; the nineteenth section), and scenario 5 agreed no better.
+  loadSeconds: 5,
   warmupSeconds: 2,
   // The full run's windows: 3 s ones read PGlite's tail ratio 1.39 and 1.01 in two quick runs of the same code.
   pacedWindows: 5,

@@ -26,7 +26,7 @@ export type KeyCache = {
 };
 
 export type KeyCacheLimits = {
-  /** Known values held at most (about 1.6 KB each); the oldest read goes first. */
+  /** Known values held at most (about 1.1 KB each, their lists shared); the oldest read goes first. */
   maxKnown: number;
   /** A known value is read again after this long even if no change was heard (a safety net, not the mechanism). */
   knownTtlMs: number;
@@ -47,8 +47,8 @@ const MAX_SHARED_LISTS = 1_000;
 
 /**
  * One frozen copy of each list of scopes or countries the held records name. A database read gives every key its
- * own array and strings: with 10,000 keys held, about 4 MB of the API process's live heap was the same handful of
- * lists (a heap snapshot under the bench's scenario 1, docs/performance.md, the nineteenth section). Frozen, so a
+ * own array and strings: 10,000 held keys with seven scopes and two countries each kept 4.8 MB of the same few
+ * lists (docs/performance.md, the nineteenth section). Frozen, so a
  * caller that tried to change one key's list would fail loudly instead of changing every key's.
  */
 function listSharer() {
