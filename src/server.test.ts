@@ -5,6 +5,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { describe, it } from 'node:test';
 import { Agent, request } from 'undici';
+import { npmStartCommand } from '../scripts/start-command.ts';
 import { KEPT_IN_DATA_DIR } from './storage.ts';
 import { notPrivate } from './testing/file-modes.ts';
 
@@ -12,7 +13,7 @@ import { notPrivate } from './testing/file-modes.ts';
  * `npm start` as package.json says: `prestart` (the bundle, rebuilt when the sources changed), then its command's
  * environment (`NAME=value` words before `node`) and arguments.
  */
-function npmStartCommand(): { env: Record<string, string>; args: string[] } {
+function npmStart(): { env: Record<string, string>; args: string[] } {
   const { scripts } = JSON.parse(fs.readFileSync('package.json', 'utf8')) as {
     scripts: Record<string, string>;
   };
@@ -22,10 +23,8 @@ function npmStartCommand(): { env: Record<string, string>; args: string[] } {
     encoding: 'utf8',
   });
   assert.equal(prestart.status, 0, prestart.stderr);
-  const words = (scripts.start ?? '').split(' ');
-  const node = words.indexOf('node');
-  const env = Object.fromEntries(words.slice(0, node).map((w) => w.split('=', 2) as [string, string]));
-  return { env, args: words.slice(node + 1) };
+  const start = npmStartCommand('.');
+  return { env: start.env, args: [...start.flags, start.script, ...start.scriptArgs] };
 }
 
 describe('npm start (serve) on the embedded default', () => {
@@ -33,7 +32,7 @@ describe('npm start (serve) on the embedded default', () => {
     const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'vca-serve-'));
     fs.chmodSync(dir, 0o777);
     // Under the loosest umask an operator could have: the data folder is still the service's alone (issue 34).
-    const start = npmStartCommand();
+    const start = npmStart();
     const child = spawn('/bin/sh', ['-c', 'umask 000 && exec "$0" "$@"', process.execPath, ...start.args], {
       env: {
         ...process.env,

@@ -1,6 +1,6 @@
 import { type ChildProcess, spawn } from 'node:child_process';
-import fs from 'node:fs';
 import path from 'node:path';
+import { npmStartCommand } from '../../scripts/start-command.ts';
 import type { Backend } from './backend.ts';
 import { MAIN_TS, REPO_ROOT } from './paths.ts';
 import { rssOf, stopChild, waitForLine } from './proc.ts';
@@ -18,21 +18,6 @@ export type RunningService = {
 };
 
 /**
- * `npm start`'s environment, Node flags and entry (package.json), so the bench runs the service exactly as operators
- * do.
- */
-function startScript(): { env: Record<string, string>; flags: string[]; entry: string } {
-  const pkg = JSON.parse(fs.readFileSync(path.join(REPO_ROOT, 'package.json'), 'utf8')) as {
-    scripts: { start: string };
-  };
-  const words = pkg.scripts.start.split(/\s+/);
-  const node = words.indexOf('node');
-  const env = Object.fromEntries(words.slice(0, node).map((w) => w.split('=', 2) as [string, string]));
-  const at = words.findIndex((w) => /\.[jt]s$/.test(w));
-  return { env, flags: words.slice(node + 1, at), entry: path.join(REPO_ROOT, words[at] ?? '') };
-}
-
-/**
  * Starts the real service as `npm start` does (dist/main.js, which bench/run.ts builds first, with its Node
  * flags) as a child process on a free loopback port, with the backend's environment. `nodeArgs` adds e.g.
  * `--cpu-prof`; `fromSource` runs src/main.ts instead, for a profile whose frames name their packages.
@@ -41,9 +26,14 @@ export function startService(
   backend: Backend,
   opts: { env?: Record<string, string>; redis?: boolean; nodeArgs?: string[]; fromSource?: boolean } = {},
 ): Promise<RunningService> {
-  const start = startScript();
+  const start = npmStartCommand(REPO_ROOT);
   return startListening(
-    [...start.flags, ...(opts.nodeArgs ?? []), opts.fromSource ? MAIN_TS : start.entry, 'serve'],
+    [
+      ...start.flags,
+      ...(opts.nodeArgs ?? []),
+      opts.fromSource ? MAIN_TS : path.join(REPO_ROOT, start.script),
+      'serve',
+    ],
     backend.env({ ...start.env, ...opts.env }, { redis: opts.redis ?? true }),
   );
 }

@@ -48,8 +48,8 @@ const MAX_SHARED_LISTS = 1_000;
 /**
  * One frozen copy of each list of scopes or countries the held records name. A database read gives every key its
  * own array and strings: 10,000 held keys with seven scopes and two countries each kept 4.8 MB of the same few
- * lists (docs/performance.md, the nineteenth section). Frozen, so a
- * caller that tried to change one key's list would fail loudly instead of changing every key's.
+ * lists (docs/performance.md, the nineteenth section). Frozen, so a caller that tried to change one key's list
+ * would fail loudly instead of changing every key's.
  */
 function listSharer() {
   const lists = new Map<string, string[]>();
