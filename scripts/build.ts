@@ -15,8 +15,6 @@ export const DIST = path.join(ROOT, 'dist');
 const STAMP_FILE = 'sources.sha256';
 /** The files of the build in dist/, so that the next build knows which to keep. */
 const FILE_LIST = 'files.json';
-/** What `npm start` runs. */
-export const START_ENTRY = path.join(DIST, 'main.js');
 
 /** The entries: what `npm start` runs, the PGlite thread it starts, and what postinstall prepares with. */
 const ENTRIES = {

@@ -2,7 +2,8 @@ import { type ChildProcess, spawn } from 'node:child_process';
 import { createWriteStream, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { ensureBuilt, START_ENTRY } from '../../scripts/build.ts';
+import { ensureBuilt } from '../../scripts/build.ts';
+import { npmStartCommand } from '../../scripts/start-command.ts';
 import { testCertificate } from '../../src/testing/test-app.ts';
 import { logFile } from './collector.ts';
 
@@ -69,14 +70,16 @@ for (const signal of ['SIGTERM', 'SIGINT'] as const) {
 }
 
 /**
- * Starts `node dist/main.js serve|worker` (what `npm start` runs, built first if the sources changed) as a real
- * process, logs to a file of the run, and waits until it listens (serve: its banner names the URL) or has started
- * its loop (worker: its log line).
+ * Starts `serve` or `worker` as a real process exactly as `npm start` runs the server (its environment, Node flags
+ * and bundle, built first if the sources changed), logs to a file of the run, and waits until it listens (serve:
+ * its banner names the URL) or has started its loop (worker: its log line).
  */
 export async function startService(options: ServiceOptions): Promise<ServiceProcess> {
   const { certFile, keyFile } = await childTls();
   const dataDir = mkdtempSync(path.join(tmpdir(), `reliability-${options.name}-`));
+  const start = npmStartCommand(REPO);
   const env: Record<string, string> = {
+    ...start.env,
     PATH: process.env.PATH ?? '',
     HOME: process.env.HOME ?? '',
     HOST: '127.0.0.1',
@@ -91,7 +94,8 @@ export async function startService(options: ServiceOptions): Promise<ServiceProc
     ...options.env,
   };
   await ensureBuilt();
-  const child: ChildProcess = spawn(process.execPath, [START_ENTRY, options.command], {
+  // `npm start`'s environment, flags and bundle, with the command asked for (`worker` runs under them too).
+  const child: ChildProcess = spawn(process.execPath, [...start.flags, start.script, options.command], {
     cwd: REPO,
     env,
     stdio: ['ignore', 'pipe', 'pipe'],
