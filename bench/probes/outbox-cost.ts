@@ -1,0 +1,109 @@
+/**
+ * What PostgreSQL spends per webhook delivery on the outbox alone: the worker's own statements (`claimDue`, then
+ * `completeAttempts` with a 200 for each) run back to back on one connection over `deliveries` pending rows of 10
+ * subscriptions, with nothing sent, and the CPU of that connection's backend read from `/proc` before and after.
+ * `--variant NAME` changes the scratch schema first, to see what one part costs. docs/performance.md, the
+ * twentieth section.
+ *
+ *   DATABASE_URL=postgres://… node bench/probes/outbox-cost.ts [--deliveries 100000] [--variant NAME]
+ */
+import { randomUUID } from 'node:crypto';
+import { parseArgs } from 'node:util';
+import { sql } from 'kysely';
+import { migrateToLatest, openDatabase } from '../../src/db/index.ts';
+import { completeAttempts } from '../../src/webhooks/complete-attempts.ts';
+import { claimDue } from '../../src/webhooks/deliveries.repository.ts';
+import { processSeconds } from '../lib/cpu-meter.ts';
+
+const VARIANTS: Record<string, string[]> = {
+  none: [],
+  'no-attempts-fk': ['alter table webhook_attempts drop constraint webhook_attempts_delivery_id_fkey'],
+  'no-attempts-time-idx': ['drop index webhook_attempts_time_idx'],
+  'no-deliveries-event-idx': ['drop index webhook_deliveries_event_idx'],
+};
+
+const { values } = parseArgs({
+  options: {
+    deliveries: { type: 'string', default: '100000' },
+    variant: { type: 'string', default: 'none' },
+  },
+});
+const total = Number(values.deliveries);
+const variant = VARIANTS[values.variant];
+const url = process.env.DATABASE_URL;
+if (!url || !variant) throw new Error(`Set DATABASE_URL; variants: ${Object.keys(VARIANTS).join(', ')}`);
+
+const schema = `outbox_probe_${process.pid}`;
+const admin = await openDatabase({ url, poolSize: 1 });
+await sql.raw(`create schema ${schema}`).execute(admin.db);
+const scoped = new URL(url);
+scoped.searchParams.set('options', `-c search_path=${schema}`);
+const handle = await openDatabase({ url: scoped.toString(), poolSize: 1 });
+const { db } = handle;
+try {
+  await migrateToLatest(db);
+  for (const statement of variant) await sql.raw(statement).execute(db);
+  const customer = randomUUID();
+  const now = new Date(Date.now() - 1000);
+  await sql`insert into customers (id, name, created_at) values (${customer}, 'probe', ${now})`.execute(db);
+  await sql`insert into webhook_subscriptions (id, customer_id, url, events, events_key, description,
+      secret_encrypted, is_active, consecutive_failures, created_at, livemode)
+    select 'wh_probe_' || i, ${customer}, 'https://127.0.0.1/' || i, array['call.completed'], 'call.completed#' || i,
+      'probe', 'x', true, 0, ${now}, true
+    from generate_series(1, 10) i`.execute(db);
+  const events = Math.ceil(total / 10);
+  await sql`insert into events (id, customer_id, type, sequence, data, occurred_at)
+    select gen_random_uuid(), ${customer}, 'call.completed', i, '{"call_id":"probe"}'::jsonb, ${now}
+    from generate_series(1, ${events}) i`.execute(db);
+  await sql`insert into webhook_deliveries (id, event_id, subscription_id, customer_id, status, attempts,
+      next_attempt_at, created_at)
+    select gen_random_uuid(), e.id, s.id, ${customer}, 'pending', 0, ${now}, ${now}
+    from events e cross join webhook_subscriptions s`.execute(db);
+  await sql`vacuum analyze`.execute(db);
+
+  const { rows } = await sql<{ pid: number }>`select pg_backend_pid() as pid`.execute(db);
+  const backend = rows[0]?.pid ?? 0;
+  const room = { limit: 100, rooms: new Map<string, number>(), others: 10 };
+  const cpu0 = processSeconds(backend) ?? 0;
+  const t0 = performance.now();
+  let done = 0;
+  let claiming = 0;
+  for (;;) {
+    const c0 = processSeconds(backend) ?? 0;
+    const claimed = await claimDue(db, new Date(), room, 30_000);
+    claiming += (processSeconds(backend) ?? 0) - c0;
+    if (claimed.length === 0) break;
+    const at = new Date();
+    await completeAttempts(
+      db,
+      claimed.map((c) => ({
+        deliveryId: c.id,
+        subscriptionId: c.subscription_id,
+        startedAt: at,
+        at,
+        statusCode: 200,
+        latencyMs: 1,
+        error: null,
+        responseExcerpt: null,
+        status: 'delivered' as const,
+        nextAttemptAt: at,
+      })),
+    );
+    done += claimed.length;
+  }
+  const seconds = (performance.now() - t0) / 1000;
+  const cpu = (processSeconds(backend) ?? 0) - cpu0;
+  console.log(
+    JSON.stringify({
+      variant: values.variant,
+      deliveries: done,
+      perSecond: Math.round(done / seconds),
+      postgresUsPerDelivery: Math.round((cpu * 1e7) / done) / 10,
+      ofWhichClaim: Math.round((claiming * 1e7) / done) / 10,
+    }),
+  );
+} finally {
+  await handle.close();
+  await sql.raw(`drop schema ${schema} cascade`).execute(admin.db);
+  await admin.close();
+}
