@@ -123,7 +123,7 @@ async function runBackend(
       }
       if (has(5)) {
         log('scenario 5: POST /outbound-calls');
-        await outbound(ctx, url, s1?.service ?? null);
+        await outbound(ctx, url);
       }
     });
     if (has(5)) await forget();

@@ -43,6 +43,10 @@ async function paced(ctx: Ctx, url: string, rate: number): Promise<Paced> {
 
 const p99s = (p: Paced) => p.windows.map((w) => w.p99.toFixed(1)).join(', ');
 
+/** Flat-out GET /calls on `url` for `seconds` (the keys warmed beforehand): scenario 5 sets itself beside it. */
+export const loadListCalls = (ctx: Ctx, url: string, seconds: number): Promise<LoadResult> =>
+  runLoad(ctx.tool, { ...spec(ctx, url), seconds });
+
 /** Starts the service and times spawn → first served request (scenario 7, on the cached database). */
 export async function startServiceTimed(ctx: Ctx): Promise<RunningService> {
   await resetLimiterWindows(ctx);
