@@ -1,6 +1,6 @@
 // `npm start`'s command as package.json writes it, for what must start the server exactly as operators do (the
-// bench, the npm-start test): the environment set before `node` (`NAME=value` words), Node's flags, and the script
-// with its arguments.
+// bench, the reliability suite, the npm-start test): the environment set before `node` (`NAME=value` words), Node's
+// flags, and the script with its arguments.
 import fs from 'node:fs';
 import path from 'node:path';
 

@@ -36,6 +36,13 @@ export function processSeconds(pid: number): number | null {
   return (Number(fields[11]) + Number(fields[12])) * TICK;
 }
 
+/** `processSeconds` for a probe that cannot be read without the process: throws once it is gone (or not here). */
+export function liveProcessSeconds(pid: number): number {
+  const seconds = processSeconds(pid);
+  if (seconds === null) throw new Error(`process ${pid} is gone (or not on this machine)`);
+  return seconds;
+}
+
 function postgresSeconds(): number {
   let total = 0;
   for (const pid of fs.readdirSync('/proc')) {

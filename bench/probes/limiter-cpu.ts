@@ -9,7 +9,7 @@ import { execFileSync } from 'node:child_process';
 import { ensureBuilt } from '../../scripts/build.ts';
 import { benchTls, makeBackend } from '../lib/backend.ts';
 import type { Ctx } from '../lib/context.ts';
-import { machineSeconds, processSeconds } from '../lib/cpu-meter.ts';
+import { liveProcessSeconds, machineSeconds } from '../lib/cpu-meter.ts';
 import { ensureDataset } from '../lib/dataset.ts';
 import { warmKeys } from '../lib/https-get.ts';
 import { resetLimiterWindows } from '../lib/limiter-reset.ts';
@@ -27,13 +27,6 @@ const fixture = await ensureDataset(backend, opts.sizes, { reseed: false, log: (
 const files = writeLoadFiles('postgres', fixture);
 
 const redisPid = Number(execFileSync('pgrep', ['-x', 'redis-server'], { encoding: 'utf8' }).split('\n')[0]);
-/** CPU seconds of a process so far; the run cannot be read without it. */
-const cpuSeconds = (pid: number) => {
-  const seconds = processSeconds(pid);
-  if (seconds === null) throw new Error(`process ${pid} is gone`);
-  return seconds;
-};
-
 for (let round = 0; round < rounds; round++) {
   for (const redis of [true, false]) {
     await resetLimiterWindows({ backend, fixture } as Ctx);
@@ -52,14 +45,14 @@ for (let round = 0; round < rounds; round++) {
       };
       await runLoad('wrk', { ...spec, seconds: 3 });
       const [s0, r0, m0, t0] = [
-        cpuSeconds(svc.pid),
-        cpuSeconds(redisPid),
+        liveProcessSeconds(svc.pid),
+        liveProcessSeconds(redisPid),
         machineSeconds(),
         performance.now(),
       ];
       const r = await runLoad('wrk', { ...spec, seconds: 10 });
       const seconds = (performance.now() - t0) / 1000;
-      const [s1, r1, m1] = [cpuSeconds(svc.pid), cpuSeconds(redisPid), machineSeconds()];
+      const [s1, r1, m1] = [liveProcessSeconds(svc.pid), liveProcessSeconds(redisPid), machineSeconds()];
       const perRequest = (s: number) => Math.round((s * 1e7) / r.requests) / 10;
       console.log(
         JSON.stringify({

@@ -11,9 +11,10 @@ import { randomUUID } from 'node:crypto';
 import { parseArgs } from 'node:util';
 import { sql } from 'kysely';
 import { migrateToLatest, openDatabase } from '../../src/db/index.ts';
+import { inSchema } from '../../src/testing/test-database.ts';
 import { completeAttempts } from '../../src/webhooks/complete-attempts.ts';
 import { claimDue } from '../../src/webhooks/deliveries.repository.ts';
-import { processSeconds } from '../lib/cpu-meter.ts';
+import { liveProcessSeconds } from '../lib/cpu-meter.ts';
 
 const VARIANTS: Record<string, string[]> = {
   none: [],
@@ -36,9 +37,7 @@ if (!url || !variant) throw new Error(`Set DATABASE_URL; variants: ${Object.keys
 const schema = `outbox_probe_${process.pid}`;
 const admin = await openDatabase({ url, poolSize: 1 });
 await sql.raw(`create schema ${schema}`).execute(admin.db);
-const scoped = new URL(url);
-scoped.searchParams.set('options', `-c search_path=${schema}`);
-const handle = await openDatabase({ url: scoped.toString(), poolSize: 1 });
+const handle = await openDatabase({ url: inSchema(url, schema), poolSize: 1 });
 const { db } = handle;
 try {
   await migrateToLatest(db);
@@ -64,14 +63,14 @@ try {
   const { rows } = await sql<{ pid: number }>`select pg_backend_pid() as pid`.execute(db);
   const backend = rows[0]?.pid ?? 0;
   const room = { limit: 100, rooms: new Map<string, number>(), others: 10 };
-  const cpu0 = processSeconds(backend) ?? 0;
+  const cpu0 = liveProcessSeconds(backend);
   const t0 = performance.now();
   let done = 0;
   let claiming = 0;
   for (;;) {
-    const c0 = processSeconds(backend) ?? 0;
+    const c0 = liveProcessSeconds(backend);
     const claimed = await claimDue(db, new Date(), room, 30_000);
-    claiming += (processSeconds(backend) ?? 0) - c0;
+    claiming += liveProcessSeconds(backend) - c0;
     if (claimed.length === 0) break;
     const at = new Date();
     await completeAttempts(
@@ -92,7 +91,7 @@ try {
     done += claimed.length;
   }
   const seconds = (performance.now() - t0) / 1000;
-  const cpu = (processSeconds(backend) ?? 0) - cpu0;
+  const cpu = liveProcessSeconds(backend) - cpu0;
   console.log(
     JSON.stringify({
       variant: values.variant,

@@ -18,7 +18,7 @@ export function testDatabaseUrlForChild(): string | null {
 const newSchemaName = () => `test_${process.pid}_${randomBytes(4).toString('hex')}`;
 
 /** `url` with every connection's search_path set to `schema`. */
-function inSchema(url: string, schema: string): string {
+export function inSchema(url: string, schema: string): string {
   const u = new URL(url);
   u.searchParams.set('options', `-c search_path=${schema}`);
   return u.toString();
