@@ -71,6 +71,10 @@ export function newReport(sizes: Sizes, tool: LoadToolName): Report {
 export const fmt = (n: number, digits = 0): string =>
   n.toLocaleString('en-US', { minimumFractionDigits: digits, maximumFractionDigits: digits });
 
+/** The middle value (the upper one of an even count); 0 for none. */
+export const median = (values: readonly number[]): number =>
+  [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)] ?? 0;
+
 export const ms = (n: number): string => `${fmt(n, n < 10 ? 2 : 1)} ms`;
 
 export const rps = (r: LoadResult): string => `${fmt(r.rps)} req/s`;

@@ -2,7 +2,7 @@ import { addRaw, addRow, CONNECTIONS, type Ctx, THREADS } from '../lib/context.t
 import { warmKeys } from '../lib/https-get.ts';
 import { type LoadResult, runLoad } from '../lib/load.ts';
 import type { LoadSpec } from '../lib/load-spec.ts';
-import { fmt, ms, rps, validity } from '../lib/report.ts';
+import { fmt, median, ms, rps, validity } from '../lib/report.ts';
 import { loadListCalls } from './s1-list-calls.ts';
 
 /**
@@ -12,11 +12,6 @@ import { loadListCalls } from './s1-list-calls.ts';
  * moved from 1,095 to 1,412 req/s (docs/performance.md, the twentieth section).
  */
 const PAIRS = 3;
-
-const median = (values: number[]): number => {
-  const sorted = [...values].sort((a, b) => a - b);
-  return sorted[Math.floor(sorted.length / 2)] ?? Number.NaN;
-};
 
 /**
  * Scenario 5: POST /outbound-calls with the built-in simulator provider, a fresh Idempotency-Key per
