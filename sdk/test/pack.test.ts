@@ -2,11 +2,13 @@ import assert from 'node:assert/strict';
 import { execFile } from 'node:child_process';
 import {
   copyFileSync,
+  cpSync,
   existsSync,
   mkdirSync,
   mkdtempSync,
   readFileSync,
   rmSync,
+  symlinkSync,
   writeFileSync,
 } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -22,7 +24,8 @@ import type { DeliveryWorker } from '../../src/webhooks/delivery-worker.ts';
 import { type LocalRegistry, startLocalRegistry } from './local-registry.ts';
 
 /**
- * The SDK as a customer gets it: `npm pack` (which builds it), the tarball installed into an empty project
+ * The SDK as a customer gets it: `npm pack` (which builds it; here in a copy of sdk/, since prepack empties the
+ * package's dist/ and CI runs two test processes over one checkout at once), the tarball installed into an empty project
  * outside this repository, then the quickstart and `verifyWebhook` run from there; the same tarball published to
  * a registry of the operator's own and installed by name into fresh projects of both module systems, where the
  * README's `import` and `require` snippets run. All on this Node and on the system's older one (its oldest
@@ -33,6 +36,20 @@ const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 const SDK = path.join(ROOT, 'sdk');
 const BIN = path.join(ROOT, 'node_modules', '.bin');
 const SERVER_SECRET = 'sdk-pack-test-secret-0123456789abcdef';
+
+/**
+ * sdk/ without its build output, beside the tsconfig it extends and the repository's packages, in a folder of its
+ * own: the projects that install the tarball must not find those packages above them.
+ */
+function copyOfSdk(dir: string): string {
+  const build = path.join(dir, 'build');
+  const copy = path.join(build, 'sdk');
+  const skipped = new Set(['dist', 'node_modules'].map((f) => path.join(SDK, f)));
+  cpSync(SDK, copy, { recursive: true, filter: (source) => !skipped.has(source) });
+  copyFileSync(path.join(ROOT, 'tsconfig.json'), path.join(build, 'tsconfig.json'));
+  symlinkSync(path.join(ROOT, 'node_modules'), path.join(build, 'node_modules'), 'dir');
+  return copy;
+}
 
 /** The newest older Node on the PATH (the system's), if any: the SDK must run there too. */
 async function olderNode(): Promise<{ bin: string; version: string } | null> {
@@ -92,8 +109,9 @@ describe('the packed SDK, installed into a fresh project', () => {
     project = path.join(dir, 'app');
     mkdirSync(project);
     env = { ...process.env, PATH: `${BIN}${path.delimiter}${process.env.PATH}` };
+    const sdk = copyOfSdk(dir);
     const packed = JSON.parse(
-      (await run('npm', ['pack', '--json', '--pack-destination', dir], { cwd: SDK, env })).stdout,
+      (await run('npm', ['pack', '--json', '--pack-destination', dir], { cwd: sdk, env })).stdout,
     )[0];
     files = packed.files.map((f: { path: string }) => f.path);
     tarball = path.join(dir, packed.filename);
