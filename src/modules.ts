@@ -151,7 +151,13 @@ export const MODULES: ModuleMap = {
   outbound: {
     kind: 'domain',
     purpose: 'POST /outbound-calls: checks, idempotency, spend, callback_url notifications',
-    tables: ['idempotency_keys', 'spend_reservations', 'callback_notifications', 'callback_secrets'],
+    tables: [
+      'idempotency_keys',
+      'spend_reservations',
+      'spend_days',
+      'callback_notifications',
+      'callback_secrets',
+    ],
   },
   webhooks: {
     kind: 'domain',

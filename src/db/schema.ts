@@ -15,6 +15,7 @@ import type {
   CallbackNotificationsTable,
   CallbackSecretsTable,
   IdempotencyKeysTable,
+  SpendDaysTable,
   SpendReservationsTable,
 } from './tables/outbound.table.ts';
 import type { ServerSecretFingerprintTable } from './tables/server-secret.table.ts';
@@ -44,6 +45,7 @@ export interface DB {
   call_insights: CallInsightsTable;
   idempotency_keys: IdempotencyKeysTable;
   spend_reservations: SpendReservationsTable;
+  spend_days: SpendDaysTable;
   callback_notifications: CallbackNotificationsTable;
   callback_secrets: CallbackSecretsTable;
   transcripts: TranscriptsTable;

@@ -1,11 +1,11 @@
 import { sql } from 'kysely';
 import type { Database } from '../db/index.ts';
 
-/** Reserved plus settled amounts of one key on one UTC day, as a decimal string. */
+/** Reserved plus settled amounts of one key on one UTC day, as a decimal string (the trigger's running total). */
 export async function spentOnDay(db: Database, keyId: string, day: string): Promise<string> {
   const row = await db
-    .selectFrom('spend_reservations')
-    .select(sql<string>`coalesce(sum(amount_usd), 0)::text`.as('total'))
+    .selectFrom('spend_days')
+    .select(sql<string>`amount_usd::text`.as('total'))
     .where('api_key_id', '=', keyId)
     .where('day', '=', day)
     .executeTakeFirst();

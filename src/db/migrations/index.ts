@@ -22,6 +22,7 @@ import * as dashboardTestView from './20261126_0410_dashboard_test_view.ts';
 import * as sms from './20261127_0500_sms.ts';
 import * as callsSearch from './20261127_0600_calls_search.ts';
 import * as callDataLifecycle from './20261127_0700_call_data_lifecycle.ts';
+import * as spendDays from './20261129_0800_spend_days.ts';
 
 /** Every migration, by name; names sort in the order they run. */
 export const migrations: Record<string, Migration> = {
@@ -48,4 +49,5 @@ export const migrations: Record<string, Migration> = {
   '20261127_0500_sms': sms,
   '20261127_0600_calls_search': callsSearch,
   '20261127_0700_call_data_lifecycle': callDataLifecycle,
+  '20261129_0800_spend_days': spendDays,
 };

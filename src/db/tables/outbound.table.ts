@@ -38,6 +38,18 @@ export interface SpendReservationsTable {
 }
 
 /**
+ * Each key's reserved plus settled spend on one UTC day: the sum of its spend_reservations rows, kept by the
+ * trigger `spend_reservations_days` on every change to them (migration 20261129_0800); never written directly.
+ */
+export interface SpendDaysTable {
+  api_key_id: string;
+  /** UTC day, as YYYY-MM-DD. */
+  day: string;
+  /** numeric as a decimal string (four places, as the reservations'). */
+  amount_usd: string;
+}
+
+/**
  * Outbox of callback_url notifications (contract for the delivery worker in docs/spec-decisions.md):
  * claim rows with `state = 'pending' and next_attempt_at <= now and (leased_until is null or
  * leased_until < now)` (FOR UPDATE SKIP LOCKED); POST `body` byte for byte to `url` with
