@@ -1,15 +1,14 @@
 import assert from 'node:assert/strict';
-import { randomBytes, randomUUID } from 'node:crypto';
+import { randomUUID } from 'node:crypto';
 import { after, before, describe, it } from 'node:test';
 import { sql } from 'kysely';
-import { Migrator } from 'kysely/migration';
-import { type DatabaseHandle, openDatabase } from '../db/database.ts';
+import type { DatabaseHandle } from '../db/database.ts';
 import type { Database } from '../db/index.ts';
 import { migrateToLatest } from '../db/migrate.ts';
-import { migrations } from '../db/migrations/index.ts';
 import { type Caller, newCaller } from '../testing/outbound.fixtures.ts';
 import { sendSms } from '../testing/sms.fixtures.ts';
 import { startTestApp, type TestApp } from '../testing/test-app.ts';
+import { databaseAtMigration } from '../testing/test-database.ts';
 import * as spend from './spend.repository.ts';
 
 const DAY = '2026-05-04';
@@ -123,28 +122,11 @@ describe("a key's spend per day (spend_days), kept by the reservations' trigger"
 });
 
 describe('migration 20261129_0800: each key-day total from the reservations already there', () => {
-  const URL = process.env.DATABASE_URL;
-  const schema = `test_${process.pid}_${randomBytes(4).toString('hex')}`;
   let handle: DatabaseHandle;
   before(async () => {
-    if (URL) {
-      const admin = await openDatabase({ url: URL, poolSize: 1 });
-      await sql.raw(`create schema ${schema}`).execute(admin.db);
-      await admin.close();
-    }
-    handle = await openDatabase(URL ? { url: URL, poolSize: 2, searchPath: schema } : {});
-    const migrator = new Migrator({
-      db: handle.db,
-      provider: { getMigrations: async () => migrations },
-      migrationTableSchema: URL ? schema : 'public',
-    });
-    const { error } = await migrator.migrateTo('20261127_0700_call_data_lifecycle');
-    if (error) throw error;
+    handle = await databaseAtMigration('20261127_0700_call_data_lifecycle');
   });
-  after(async () => {
-    if (URL) await sql.raw(`drop schema ${schema} cascade`).execute(handle.db);
-    await handle.close();
-  });
+  after(() => handle.close());
 
   it('sums reserved and settled rows per key and day, then keeps counting', async () => {
     const db = handle.db;

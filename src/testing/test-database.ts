@@ -1,8 +1,10 @@
 import { randomBytes } from 'node:crypto';
 import { sql } from 'kysely';
+import { Migrator } from 'kysely/migration';
 import { isProcessAlive } from '../db/data-dir-lock.ts';
 import { type Database, type DatabaseHandle, openDatabase } from '../db/database.ts';
 import { migrateToLatest } from '../db/migrate.ts';
+import { migrations } from '../db/migrations/index.ts';
 
 let shared: Promise<DatabaseHandle> | null = null;
 let sharedSchema: string | null = null;
@@ -76,4 +78,34 @@ async function dropAbandonedSchemas(db: Database): Promise<void> {
     const pid = Number(name.split('_')[1]);
     if (!isProcessAlive(pid)) await sql.raw(`drop schema if exists ${name} cascade`).execute(db);
   }
+}
+
+/**
+ * A database of its own migrated up to `migration` only, so a test can write rows the old way before it migrates
+ * the rest (`migrateToLatest`): PGlite in memory, or with DATABASE_URL a schema of its own that `close` drops.
+ */
+export async function databaseAtMigration(migration: string): Promise<DatabaseHandle> {
+  const url = process.env.DATABASE_URL;
+  const schema = newSchemaName();
+  if (url) {
+    const admin = await openDatabase({ url, poolSize: 1 });
+    await sql.raw(`create schema ${schema}`).execute(admin.db);
+    await admin.close();
+  }
+  const handle = await openDatabase(url ? { url, poolSize: 2, searchPath: schema } : {});
+  const migrator = new Migrator({
+    db: handle.db,
+    provider: { getMigrations: async () => migrations },
+    migrationTableSchema: url ? schema : 'public',
+  });
+  const { error } = await migrator.migrateTo(migration);
+  if (error) throw error;
+  if (!url) return handle;
+  return {
+    ...handle,
+    close: async () => {
+      await sql.raw(`drop schema ${schema} cascade`).execute(handle.db);
+      await handle.close();
+    },
+  };
 }

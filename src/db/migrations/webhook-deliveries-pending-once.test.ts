@@ -1,37 +1,18 @@
 import assert from 'node:assert/strict';
-import { randomBytes, randomUUID } from 'node:crypto';
+import { randomUUID } from 'node:crypto';
 import { after, before, describe, it } from 'node:test';
 import { sql } from 'kysely';
-import { Migrator } from 'kysely/migration';
-import { type DatabaseHandle, openDatabase } from '../database.ts';
+import { databaseAtMigration } from '../../testing/test-database.ts';
+import type { DatabaseHandle } from '../database.ts';
 import { migrateToLatest } from '../migrate.ts';
-import { migrations } from './index.ts';
-
-const URL = process.env.DATABASE_URL;
 
 describe('migration 20261121_0050: one pending delivery per event and subscription', () => {
   // A database of its own, stopped at the migration before, so rows can be written the old way first.
-  const schema = `test_${process.pid}_${randomBytes(4).toString('hex')}`;
   let handle: DatabaseHandle;
   before(async () => {
-    if (URL) {
-      const admin = await openDatabase({ url: URL, poolSize: 1 });
-      await sql.raw(`create schema ${schema}`).execute(admin.db);
-      await admin.close();
-    }
-    handle = await openDatabase(URL ? { url: URL, poolSize: 2, searchPath: schema } : {});
-    const migrator = new Migrator({
-      db: handle.db,
-      provider: { getMigrations: async () => migrations },
-      migrationTableSchema: URL ? schema : 'public',
-    });
-    const { error } = await migrator.migrateTo('20261121_0040_dashboard');
-    if (error) throw error;
+    handle = await databaseAtMigration('20261121_0040_dashboard');
   });
-  after(async () => {
-    if (URL) await sql.raw(`drop schema ${schema} cascade`).execute(handle.db);
-    await handle.close();
-  });
+  after(() => handle.close());
 
   it('keeps the copy due first of those queued twice before, then refuses a second pending copy', async () => {
     const { db } = handle;
