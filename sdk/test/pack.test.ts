@@ -25,11 +25,11 @@ import { type LocalRegistry, startLocalRegistry } from './local-registry.ts';
 
 /**
  * The SDK as a customer gets it: `npm pack` (which builds it; here in a copy of sdk/, since prepack empties the
- * package's dist/ and CI runs two test processes over one checkout at once), the tarball installed into an empty project
- * outside this repository, then the quickstart and `verifyWebhook` run from there; the same tarball published to
- * a registry of the operator's own and installed by name into fresh projects of both module systems, where the
- * README's `import` and `require` snippets run. All on this Node and on the system's older one (its oldest
- * supported LTS) when there is one.
+ * package's dist/ and CI runs two test processes over one checkout at once), the tarball installed into an empty
+ * project outside this repository, then the quickstart and `verifyWebhook` run from there; the same tarball
+ * published to a registry of the operator's own and installed by name into fresh projects of both module systems,
+ * where the README's `import` and `require` snippets run. All on this Node and on the system's older one (its
+ * oldest supported LTS) when there is one.
  */
 const run = promisify(execFile);
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
