@@ -33,7 +33,7 @@ import {
   listCallsRows,
   startServiceTimed,
 } from './scenarios/s1-list-calls.ts';
-import { authRows, frameworkFloor, helloFloor, whoami } from './scenarios/s2-auth.ts';
+import { authRows, whoamiRounds } from './scenarios/s2-auth.ts';
 import { revocationVisibility } from './scenarios/s2-revocation.ts';
 import { pagination } from './scenarios/s3-pagination.ts';
 import { webhooks } from './scenarios/s4-webhooks.ts';
@@ -97,23 +97,27 @@ async function runBackend(
     listCallsRows(ctx, s1, has(1) ? await listCallsFloor(ctx, s1.half.median.rate ?? 1) : null);
   }
   if (has(2)) {
-    log(`scenario 2: GET /auth/whoami, ${backend.redisUrl ? 'Redis' : 'in-memory'} limiter, then the floor`);
-    const byDefault = await withService(ctx, {}, async (url) => {
-      const r = await whoami(ctx, url);
+    const limiter = backend.redisUrl ? 'Redis' : 'in-memory';
+    log(`scenario 2: GET /auth/whoami, ${limiter} limiter, beside Fastify alone and the hello floor`);
+    const byDefault = await whoamiRounds(
+      ctx,
+      `${limiter} limiter`,
+      (body) => withService(ctx, {}, body),
       // Another process can change keys only beside PostgreSQL; PGlite's one process empties its own cache.
-      if (backend.databaseUrl) {
-        log('scenario 2: revocation visibility');
-        await revocationVisibility(ctx, url);
-      }
-      return r;
-    });
-    const floor = await helloFloor(ctx);
-    const framework = await frameworkFloor(ctx);
+      backend.databaseUrl
+        ? async (url) => {
+            log('scenario 2: revocation visibility');
+            await revocationVisibility(ctx, url);
+          }
+        : undefined,
+    );
     if (backend.redisUrl) {
-      log('scenario 2: GET /auth/whoami, in-memory limiter');
-      const memory = await withService(ctx, { redis: false }, (url) => whoami(ctx, url));
-      authRows(ctx, floor, { memory, redis: byDefault }, framework);
-    } else authRows(ctx, floor, { memory: byDefault }, framework);
+      log('scenario 2: GET /auth/whoami, in-memory limiter, beside Fastify alone and the hello floor');
+      const memory = await whoamiRounds(ctx, 'in-memory limiter', (body) =>
+        withService(ctx, { redis: false }, body),
+      );
+      authRows(ctx, { memory, redis: byDefault });
+    } else authRows(ctx, { memory: byDefault });
   }
   if (has(3) || has(5)) {
     await withService(ctx, {}, async (url) => {
