@@ -75,6 +75,20 @@ export const fmt = (n: number, digits = 0): string =>
 export const median = (values: readonly number[]): number =>
   [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)] ?? 0;
 
+/**
+ * Of runs repeated side by side (pairs, rounds), the one whose `ratio` is the median of all of theirs (`median`),
+ * that median, and the note that lists every run's ratio in run order (`kind`: "pairs", "rounds").
+ */
+export function medianBy<T>(items: readonly T[], ratio: (item: T) => number, kind: string) {
+  const ratios = items.map(ratio);
+  const middle = median(ratios);
+  return {
+    item: items[ratios.indexOf(middle)] as T,
+    ratio: middle,
+    note: `${kind} ${ratios.map((r) => fmt(r, 2)).join(', ')} in run order`,
+  };
+}
+
 export const ms = (n: number): string => `${fmt(n, n < 10 ? 2 : 1)} ms`;
 
 export const rps = (r: LoadResult): string => `${fmt(r.rps)} req/s`;

@@ -2,7 +2,7 @@ import { addRaw, addRow, CONNECTIONS, type Ctx, THREADS } from '../lib/context.t
 import { warmKeys } from '../lib/https-get.ts';
 import { type LoadResult, runLoad } from '../lib/load.ts';
 import type { LoadSpec } from '../lib/load-spec.ts';
-import { fmt, judge, median, ms, rps, validity } from '../lib/report.ts';
+import { judge, medianBy, ms, rps, validity } from '../lib/report.ts';
 import { startFloor } from '../lib/service.ts';
 
 const spec = (ctx: Ctx, url: string, seconds: number): LoadSpec => ({
@@ -82,69 +82,58 @@ export async function whoamiRounds(
   return rounds;
 }
 
-/** The round whose `ratio` is the median of all rounds', with every round's in run order for the note. */
-function medianRound(rounds: AuthRound[], ratio: (r: AuthRound) => number) {
-  const ratios = rounds.map(ratio);
-  const m = median(ratios);
-  return {
-    round: rounds[ratios.indexOf(m)] as AuthRound,
-    ratio: m,
-    note: `rounds ${ratios.map((r) => fmt(r, 2)).join(', ')} in run order`,
-  };
-}
-
 const validities = (rounds: AuthRound[], pick: (r: AuthRound) => LoadResult[]) =>
   rounds.flatMap((r) => pick(r).map(validity)).filter(Boolean);
 
 export function authRows(ctx: Ctx, runs: { memory?: AuthRound[]; redis?: AuthRound[] }) {
   const all = [...(runs.memory ?? []), ...(runs.redis ?? [])];
-  const framework = medianRound(all, (r) => r.framework.rps / r.hello.rps);
-  // Earlier reports' single figures, for scenario 6 and readers of the raw JSON: each from its median round.
-  const pickService = (rounds: AuthRound[] | undefined) =>
-    rounds && medianRound(rounds, (r) => r.service.rps / r.hello.rps).round.service;
-  addRaw(ctx, 's2', {
-    floor: framework.round.hello,
-    framework: framework.round.framework,
-    memory: pickService(runs.memory),
-    redis: pickService(runs.redis),
-    rounds: runs,
-  });
+  const framework = medianBy(all, (r) => r.framework.rps / r.hello.rps, 'rounds');
   addRow(ctx, {
     scenario: 2,
     what: `Fastify alone, whoami-shaped answer (same headers and hooks, no key, no limiter) ÷ bare node:https hello (median of ${all.length} rounds)`,
-    value: `${rps(framework.round.framework)} vs ${rps(framework.round.hello)}`,
+    value: `${rps(framework.item.framework)} vs ${rps(framework.item.hello)}`,
     ratio: framework.ratio,
     target: 'report',
     status: 'info',
     note: [framework.note, ...validities(all, (r) => [r.framework, r.hello])].join('; '),
   });
+  // Earlier reports' single figures, for scenario 6 and readers of the raw JSON: each from its median round.
+  const services: { memory?: LoadResult; redis?: LoadResult } = {};
   // The embedded default is held to 0.5: its database runs in the service's own process and event loop.
   const memoryTarget = ctx.backend.name === 'embedded' ? 0.5 : 0.6;
-  for (const [limiter, rounds, target, overFramework] of [
-    ['in-memory', runs.memory, memoryTarget, null],
+  for (const [name, limiter, target, overFramework] of [
+    ['memory', 'in-memory', memoryTarget, null],
     // Issue 40: the shared limiter's price, against the framework alone.
-    ['Redis', runs.redis, 0.4, 0.5],
+    ['redis', 'Redis', 0.4, 0.5],
   ] as const) {
+    const rounds = runs[name];
     if (!rounds) continue;
-    const hello = medianRound(rounds, (r) => r.service.rps / r.hello.rps);
+    const hello = medianBy(rounds, (r) => r.service.rps / r.hello.rps, 'rounds');
+    services[name] = hello.item.service;
     addRow(ctx, {
       scenario: 2,
       what: `GET /auth/whoami, ${limiter} limiter ÷ bare node:https hello (median of ${rounds.length} rounds)`,
-      value: `${rps(hello.round.service)} vs ${rps(hello.round.hello)}`,
+      value: `${rps(hello.item.service)} vs ${rps(hello.item.hello)}`,
       ratio: hello.ratio,
       target: `≥ ${target}`,
       status: judge(hello.ratio >= target),
       note: [hello.note, ...validities(rounds, (r) => [r.service, r.hello])].join('; '),
     });
-    const fw = medianRound(rounds, (r) => r.service.rps / r.framework.rps);
+    const fw = medianBy(rounds, (r) => r.service.rps / r.framework.rps, 'rounds');
     addRow(ctx, {
       scenario: 2,
       what: `GET /auth/whoami, ${limiter} limiter ÷ Fastify alone (median of ${rounds.length} rounds)`,
-      value: `${rps(fw.round.service)} vs ${rps(fw.round.framework)}`,
+      value: `${rps(fw.item.service)} vs ${rps(fw.item.framework)}`,
       ratio: fw.ratio,
       target: overFramework === null ? 'report' : `≥ ${overFramework}`,
       status: overFramework === null ? 'info' : judge(fw.ratio >= overFramework),
       note: [fw.note, ...validities(rounds, (r) => [r.service, r.framework])].join('; '),
     });
   }
+  addRaw(ctx, 's2', {
+    floor: framework.item.hello,
+    framework: framework.item.framework,
+    ...services,
+    rounds: runs,
+  });
 }

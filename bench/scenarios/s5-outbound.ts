@@ -2,7 +2,7 @@ import { addRaw, addRow, CONNECTIONS, type Ctx, THREADS } from '../lib/context.t
 import { warmKeys } from '../lib/https-get.ts';
 import { type LoadResult, runLoad } from '../lib/load.ts';
 import type { LoadSpec } from '../lib/load-spec.ts';
-import { fmt, median, ms, rps, validity } from '../lib/report.ts';
+import { medianBy, ms, rps, validity } from '../lib/report.ts';
 import { loadListCalls } from './s1-list-calls.ts';
 
 /**
@@ -53,21 +53,17 @@ export async function outbound(ctx: Ctx, url: string): Promise<void> {
     );
   }
   addRaw(ctx, 's5', { pairs });
-  const throughput = pairs.map((p) => p.outbound.rps / p.list.rps);
-  const tail = pairs.map((p) => p.outbound.p99 / p.list.p99);
-  const at = (ratios: number[]) => pairs[ratios.indexOf(median(ratios))] as (typeof pairs)[number];
-  const byThroughput = at(throughput);
-  const byTail = at(tail);
-  const list = (ratios: number[]) => `pairs ${ratios.map((r) => fmt(r, 2)).join(', ')} in run order`;
+  const throughput = medianBy(pairs, (p) => p.outbound.rps / p.list.rps, 'pairs');
+  const tail = medianBy(pairs, (p) => p.outbound.p99 / p.list.p99, 'pairs');
   addRow(ctx, {
     scenario: 5,
     what: `POST /outbound-calls throughput ÷ GET /calls on the same service (median of ${PAIRS} alternated pairs)`,
-    value: `${rps(byThroughput.outbound)} vs ${rps(byThroughput.list)}`,
-    ratio: median(throughput),
+    value: `${rps(throughput.item.outbound)} vs ${rps(throughput.item.list)}`,
+    ratio: throughput.ratio,
     target: 'report',
     status: 'info',
     note: [
-      list(throughput),
+      throughput.note,
       pairs.some((p) => p.outbound.requests === 0) ? 'no request completed within a run' : '',
       ...pairs.flatMap((p) => [validity(p.outbound), validity(p.list)]),
     ]
@@ -77,10 +73,10 @@ export async function outbound(ctx: Ctx, url: string): Promise<void> {
   addRow(ctx, {
     scenario: 5,
     what: `POST /outbound-calls p99 ÷ GET /calls p99, both flat out (median of ${PAIRS} alternated pairs)`,
-    value: `${ms(byTail.outbound.p99)} vs ${ms(byTail.list.p99)}`,
-    ratio: median(tail),
+    value: `${ms(tail.item.outbound.p99)} vs ${ms(tail.item.list.p99)}`,
+    ratio: tail.ratio,
     target: 'report',
     status: 'info',
-    note: list(tail),
+    note: tail.note,
   });
 }

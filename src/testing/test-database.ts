@@ -32,7 +32,11 @@ export function inSchema(url: string, schema: string): string {
  */
 export async function freshSchemaUrl(): Promise<string | null> {
   const url = process.env.DATABASE_URL;
-  if (!url) return null;
+  return url ? inSchema(url, await createSchema(url)) : null;
+}
+
+/** A new, empty schema of this test process on the server at `url`; its name. */
+async function createSchema(url: string): Promise<string> {
   const schema = newSchemaName();
   const admin = await openDatabase({ url, poolSize: 1 });
   try {
@@ -40,7 +44,7 @@ export async function freshSchemaUrl(): Promise<string | null> {
   } finally {
     await admin.close();
   }
-  return inSchema(url, schema);
+  return schema;
 }
 
 /**
@@ -86,17 +90,12 @@ async function dropAbandonedSchemas(db: Database): Promise<void> {
  */
 export async function databaseAtMigration(migration: string): Promise<DatabaseHandle> {
   const url = process.env.DATABASE_URL;
-  const schema = newSchemaName();
-  if (url) {
-    const admin = await openDatabase({ url, poolSize: 1 });
-    await sql.raw(`create schema ${schema}`).execute(admin.db);
-    await admin.close();
-  }
+  const schema = url ? await createSchema(url) : 'public';
   const handle = await openDatabase(url ? { url, poolSize: 2, searchPath: schema } : {});
   const migrator = new Migrator({
     db: handle.db,
     provider: { getMigrations: async () => migrations },
-    migrationTableSchema: url ? schema : 'public',
+    migrationTableSchema: schema,
   });
   const { error } = await migrator.migrateTo(migration);
   if (error) throw error;
