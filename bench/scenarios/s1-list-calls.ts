@@ -5,7 +5,7 @@ import { resetLimiterWindows } from '../lib/limiter-reset.ts';
 import { type LoadResult, runLoad } from '../lib/load.ts';
 import type { LoadSpec } from '../lib/load-spec.ts';
 import { settle } from '../lib/proc.ts';
-import { fmt, judge, median, ms, rps, validity } from '../lib/report.ts';
+import { fmt, judge, medianBy, ms, rps, validity } from '../lib/report.ts';
 import { type RunningService, startFloor, startService } from '../lib/service.ts';
 import { cliBesideServerRow } from './s7-cli.ts';
 
@@ -55,8 +55,7 @@ const FLAT_RUNS = 3;
 async function flatOut(ctx: Ctx, url: string): Promise<FlatOut> {
   const runs: LoadResult[] = [];
   for (let i = 0; i < FLAT_RUNS; i++) runs.push(await runLoad(ctx.tool, spec(ctx, url)));
-  const middle = median(runs.map((r) => r.rps));
-  return { median: runs.find((r) => r.rps === middle) as LoadResult, runs };
+  return { median: medianBy(runs, (r) => r.rps, 'runs').item, runs };
 }
 
 const rates = (f: FlatOut) => f.runs.map((r) => fmt(r.rps)).join(', ');

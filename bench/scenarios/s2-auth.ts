@@ -3,6 +3,7 @@ import { warmKeys } from '../lib/https-get.ts';
 import { type LoadResult, runLoad } from '../lib/load.ts';
 import type { LoadSpec } from '../lib/load-spec.ts';
 import { judge, medianBy, ms, rps, validity } from '../lib/report.ts';
+import { alternatedRounds } from '../lib/rounds.ts';
 import { startFloor } from '../lib/service.ts';
 
 const spec = (ctx: Ctx, url: string, seconds: number): LoadSpec => ({
@@ -56,30 +57,23 @@ export async function whoamiRounds(
   withService: <T>(body: (url: string) => Promise<T>) => Promise<T>,
   first?: (url: string) => Promise<void>,
 ): Promise<AuthRound[]> {
-  const rounds: AuthRound[] = [];
-  for (let i = 0; i < ROUNDS; i++) {
-    const runs: Partial<AuthRound> = {};
-    const steps: [keyof AuthRound, () => Promise<LoadResult>][] = [
-      [
-        'service',
-        () =>
-          withService(async (url) => {
-            await warmKeys(
-              url,
-              ctx.fixture.main.map((k) => k.key),
-            );
-            const r = await measured(ctx, url, `round ${i + 1}, whoami (${label})`);
-            if (i === 0 && first) await first(url);
-            return r;
-          }),
-      ],
-      ['framework', () => floorLoad(ctx, 'framework-floor', `round ${i + 1}, framework floor`)],
-      ['hello', () => floorLoad(ctx, 'hello-floor', `round ${i + 1}, hello floor`)],
-    ];
-    for (const [name, run] of i % 2 === 0 ? steps : steps.reverse()) runs[name] = await run();
-    rounds.push(runs as AuthRound);
-  }
-  return rounds;
+  return alternatedRounds<keyof AuthRound, LoadResult>(ROUNDS, (i) => [
+    [
+      'service',
+      () =>
+        withService(async (url) => {
+          await warmKeys(
+            url,
+            ctx.fixture.main.map((k) => k.key),
+          );
+          const r = await measured(ctx, url, `round ${i + 1}, whoami (${label})`);
+          if (i === 0 && first) await first(url);
+          return r;
+        }),
+    ],
+    ['framework', () => floorLoad(ctx, 'framework-floor', `round ${i + 1}, framework floor`)],
+    ['hello', () => floorLoad(ctx, 'hello-floor', `round ${i + 1}, hello floor`)],
+  ]);
 }
 
 const validities = (rounds: AuthRound[], pick: (r: AuthRound) => LoadResult[]) =>

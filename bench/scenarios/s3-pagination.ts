@@ -2,6 +2,7 @@ import { addRaw, addRow, type Ctx } from '../lib/context.ts';
 import { httpsGet } from '../lib/https-get.ts';
 import { type LoadResult, runLoad, scratchFile } from '../lib/load.ts';
 import { fmt, judge, medianBy, ms, valid, validity } from '../lib/report.ts';
+import { alternatedRounds } from '../lib/rounds.ts';
 
 const LIMIT = 25;
 /** Timed pages a second, one connection (see `time` in `pagination`). */
@@ -19,17 +20,10 @@ type PagePair = { first: LoadResult; deep: LoadResult };
 /** `samples` of each path over `ROUNDS` alternating rounds; the pair of each round. */
 async function pairs(time: Timer, firstPath: string, deepPath: string, samples: number): Promise<PagePair[]> {
   const each = Math.ceil(samples / ROUNDS);
-  const rounds: PagePair[] = [];
-  for (let i = 0; i < ROUNDS; i++) {
-    if (i % 2 === 0) {
-      const first = await time(firstPath, each, SAMPLES_PER_SECOND);
-      rounds.push({ first, deep: await time(deepPath, each, SAMPLES_PER_SECOND) });
-    } else {
-      const deep = await time(deepPath, each, SAMPLES_PER_SECOND);
-      rounds.push({ first: await time(firstPath, each, SAMPLES_PER_SECOND), deep });
-    }
-  }
-  return rounds;
+  return alternatedRounds<keyof PagePair, LoadResult>(ROUNDS, () => [
+    ['first', () => time(firstPath, each, SAMPLES_PER_SECOND)],
+    ['deep', () => time(deepPath, each, SAMPLES_PER_SECOND)],
+  ]);
 }
 
 /** The row of a deep page against its first page: the median round's ratio of their median times. */

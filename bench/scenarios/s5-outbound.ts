@@ -3,6 +3,7 @@ import { warmKeys } from '../lib/https-get.ts';
 import { type LoadResult, runLoad } from '../lib/load.ts';
 import type { LoadSpec } from '../lib/load-spec.ts';
 import { medianBy, ms, rps, validity } from '../lib/report.ts';
+import { alternatedRounds } from '../lib/rounds.ts';
 import { loadListCalls } from './s1-list-calls.ts';
 
 /**
@@ -36,22 +37,17 @@ export async function outbound(ctx: Ctx, url: string): Promise<void> {
   );
   await loadListCalls(ctx, url, ctx.sizes.warmupSeconds);
   await runLoad(ctx.tool, spec(ctx.sizes.warmupSeconds, 'w'));
-  const pairs: { outbound: LoadResult; list: LoadResult }[] = [];
-  for (let i = 0; i < PAIRS; i++) {
-    const runOutbound = () => runLoad(ctx.tool, spec(ctx.sizes.loadSeconds, `m${i}`));
-    const runList = () => loadListCalls(ctx, url, ctx.sizes.loadSeconds);
-    if (i % 2 === 0) {
-      const list = await runList();
-      pairs.push({ list, outbound: await runOutbound() });
-    } else {
-      const outbound = await runOutbound();
-      pairs.push({ outbound, list: await runList() });
-    }
-    const p = pairs[i] as (typeof pairs)[number];
-    ctx.log(
-      `  pair ${i + 1}: outbound ${rps(p.outbound)}, p99 ${ms(p.outbound.p99)}; GET /calls ${rps(p.list)}`,
-    );
-  }
+  const pairs = await alternatedRounds<'list' | 'outbound', LoadResult>(
+    PAIRS,
+    (i) => [
+      ['list', () => loadListCalls(ctx, url, ctx.sizes.loadSeconds)],
+      ['outbound', () => runLoad(ctx.tool, spec(ctx.sizes.loadSeconds, `m${i}`))],
+    ],
+    (p, i) =>
+      ctx.log(
+        `  pair ${i + 1}: outbound ${rps(p.outbound)}, p99 ${ms(p.outbound.p99)}; GET /calls ${rps(p.list)}`,
+      ),
+  );
   addRaw(ctx, 's5', { pairs });
   const throughput = medianBy(pairs, (p) => p.outbound.rps / p.list.rps, 'pairs');
   const tail = medianBy(pairs, (p) => p.outbound.p99 / p.list.p99, 'pairs');
