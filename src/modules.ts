@@ -177,7 +177,8 @@ export const MODULES: ModuleMap = {
   },
   maintenance: {
     kind: 'domain',
-    purpose: 'retention of calls, the delivery log, auth failures and idempotency keys; PGlite vacuums',
+    purpose:
+      'retention of calls, the delivery log, auth failures and idempotency keys; the vacuums where autovacuum does not run',
     tables: [],
   },
   app: {

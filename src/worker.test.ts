@@ -118,7 +118,7 @@ describe('the worker entry (src/worker.ts) as configured', () => {
     assert.deepEqual([refused?.host, refused?.address], ['10.1.2.3', '10.1.2.3']);
   });
 
-  it('on PGlite, which has no autovacuum, vacuums (src/maintenance/embedded-vacuum.ts); on PostgreSQL, autovacuum does', async () => {
+  it('on PGlite, which has no autovacuum, vacuums (src/maintenance/own-vacuum.ts); on PostgreSQL whose autovacuum runs, it is left to it', async () => {
     const pglite = await openDatabase({});
     await migrateToLatest(pglite.db);
     const runtimeOn = (kind: 'pglite' | 'postgres') =>
@@ -130,6 +130,7 @@ describe('the worker entry (src/worker.ts) as configured', () => {
       });
     mock.timers.enable({ apis: ['setInterval'] });
     try {
+      // PGlite standing in for a server reports `autovacuum = on`, as a server that runs it does.
       const onPostgres = createConfiguredWorker(runtimeOn('postgres'));
       mock.timers.tick(60_000);
       await onPostgres.close();

@@ -1,6 +1,6 @@
 import { createWebhookSender } from './delivery/index.ts';
 import { startLoop } from './loop.ts';
-import { purgeExpired, startCallRetention, startEmbeddedVacuum } from './maintenance/index.ts';
+import { purgeExpired, startCallRetention, startOwnVacuum } from './maintenance/index.ts';
 import type { ReadinessProbe } from './ops/index.ts';
 import { createBacklogWatch } from './ops/index.ts';
 import { createCallbackDelivery } from './outbound/index.ts';
@@ -17,8 +17,9 @@ const AUTH_FAILURE_RETENTION_DAYS = 30;
 
 /**
  * Everything a worker process does, as configured: webhook deliveries (continuous loop), callback
- * notifications, call.transcript.ready checks, retention (calls too), and on PGlite the vacuums autovacuum would run. In the
- * API process by default, or alone with the `worker` command.
+ * notifications, call.transcript.ready checks, retention (calls too), and where autovacuum does not run (PGlite, or
+ * a PostgreSQL server with it off) the vacuums it would run. In the API process by default, or alone with the
+ * `worker` command.
  */
 export function createConfiguredWorker(runtime: Runtime): {
   worker: DeliveryWorker;
@@ -86,7 +87,8 @@ export function createConfiguredWorker(runtime: Runtime): {
       clock: runtime.clock,
       logger,
     }),
-    ...(runtime.database.kind === 'pglite' ? startEmbeddedVacuum(db, logger) : []),
+    // On PGlite, and on a PostgreSQL server whose autovacuum is off: the vacuums autovacuum would run.
+    ...startOwnVacuum(db, runtime.database.kind, logger),
   ];
   const probe: ReadinessProbe = {
     name: 'worker',

@@ -12,6 +12,7 @@ import { createWebhookSender } from '../../src/delivery/http-sender.ts';
 import { newWebhookSecret } from '../../src/delivery/signature.ts';
 import { newSubscriptionId } from '../../src/ids.ts';
 import { createKeyHasher } from '../../src/keys/key-hash.ts';
+import { startOwnVacuum } from '../../src/maintenance/own-vacuum.ts';
 import { DEFAULT_OUTBOUND_LIMITS } from '../../src/outbound-limits.ts';
 import { createDeliveryWorker, type DeliveryWorker } from '../../src/webhooks/delivery-worker.ts';
 import { envelopeOf } from '../../src/webhooks/envelope.ts';
@@ -168,6 +169,7 @@ export async function webhooks(ctx: Ctx): Promise<void> {
     ca: ctx.backend.tls.cert,
   });
   const logger = pino({ level: 'error' });
+  let vacuums: { stop(): Promise<void> }[] = [];
   const newWorker = () =>
     createDeliveryWorker({
       db: handle.db,
@@ -248,6 +250,8 @@ export async function webhooks(ctx: Ctx): Promise<void> {
       `  recorded ${events} events in ${recordSeconds.toFixed(1)} s; draining ${events * nSubs} deliveries`,
     );
     let worker = newWorker();
+    // As the worker process runs them beside its deliveries: on PGlite, and on a server whose autovacuum is off.
+    vacuums = startOwnVacuum(handle.db, handle.kind, logger);
     const drainStart = meter?.mark();
     const throughput = await drain(stage, worker, receivers, subs, events * nSubs, 3_600_000);
     const drainCpu = drainStart && meter?.since(drainStart);
@@ -373,6 +377,7 @@ export async function webhooks(ctx: Ctx): Promise<void> {
       blip: blipRun,
     });
   } finally {
+    await Promise.all(vacuums.map((v) => v.stop()));
     await receivers.close();
     await sender.close();
     await handle.close();
