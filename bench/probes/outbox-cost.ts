@@ -2,15 +2,20 @@
  * What PostgreSQL spends per webhook delivery on the outbox alone: the worker's own statements (`claimDue`, then
  * `completeAttempts` with a 200 for each) run back to back on one connection over `deliveries` pending rows of 10
  * subscriptions, with nothing sent, and the CPU of that connection's backend read from `/proc` before and after.
- * `--variant NAME` changes the scratch schema first, to see what one part costs. docs/performance.md, the
- * twentieth section.
+ * `--variant NAME` changes the scratch schema first, to see what one part costs (the twentieth section of
+ * docs/performance.md). The cost is also given per tenth of the drain, since on a server whose autovacuum is off it
+ * rises as delivered rows pile up; `--vacuum-every S` vacuums the queues every S seconds from a second connection,
+ * as the worker's own vacuum does (src/maintenance/own-vacuum.ts), and counts that connection's CPU apart (the
+ * twenty-third section).
  *
- *   DATABASE_URL=postgres://… node bench/probes/outbox-cost.ts [--deliveries 100000] [--variant NAME]
+ *   DATABASE_URL=postgres://… node bench/probes/outbox-cost.ts [--deliveries 100000] [--variant NAME] [--vacuum-every S]
  */
 import { randomUUID } from 'node:crypto';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { parseArgs } from 'node:util';
 import { sql } from 'kysely';
 import { migrateToLatest, openDatabase } from '../../src/db/index.ts';
+import { vacuumQueues } from '../../src/maintenance/own-vacuum.ts';
 import { inSchema } from '../../src/testing/test-database.ts';
 import { completeAttempts } from '../../src/webhooks/complete-attempts.ts';
 import { claimDue } from '../../src/webhooks/deliveries.repository.ts';
@@ -27,6 +32,7 @@ const { values } = parseArgs({
   options: {
     deliveries: { type: 'string', default: '100000' },
     variant: { type: 'string', default: 'none' },
+    'vacuum-every': { type: 'string', default: '0' },
   },
 });
 const total = Number(values.deliveries);
@@ -38,7 +44,10 @@ const schema = `outbox_probe_${process.pid}`;
 const admin = await openDatabase({ url, poolSize: 1 });
 await sql.raw(`create schema ${schema}`).execute(admin.db);
 const handle = await openDatabase({ url: inSchema(url, schema), poolSize: 1 });
+const vacuumer = await openDatabase({ url: inSchema(url, schema), poolSize: 1 });
 const { db } = handle;
+const backendPid = async (d: typeof db) =>
+  (await sql<{ pid: number }>`select pg_backend_pid() as pid`.execute(d)).rows[0]?.pid ?? 0;
 try {
   await migrateToLatest(db);
   for (const statement of variant) await sql.raw(statement).execute(db);
@@ -60,13 +69,30 @@ try {
     from events e cross join webhook_subscriptions s`.execute(db);
   await sql`vacuum analyze`.execute(db);
 
-  const { rows } = await sql<{ pid: number }>`select pg_backend_pid() as pid`.execute(db);
-  const backend = rows[0]?.pid ?? 0;
+  const backend = await backendPid(db);
   const room = { limit: 100, rooms: new Map<string, number>(), others: 10 };
+  const vacuum = {
+    pid: await backendPid(vacuumer.db),
+    every: Number(values['vacuum-every']) * 1000,
+    runs: 0,
+  };
+  const vacuumCpu0 = liveProcessSeconds(vacuum.pid);
+  const drained = new AbortController();
+  const vacuuming = (async () => {
+    while (vacuum.every > 0 && !drained.signal.aborted) {
+      const due = await sleep(vacuum.every, true, { signal: drained.signal }).catch(() => false);
+      if (!due) break;
+      await vacuumQueues(vacuumer.db);
+      vacuum.runs++;
+    }
+  })();
   const cpu0 = liveProcessSeconds(backend);
   const t0 = performance.now();
   let done = 0;
   let claiming = 0;
+  const tenth = Math.ceil(total / 10);
+  const tenths: { delivered: number; postgresUsPerDelivery: number; perSecond: number }[] = [];
+  let mark = { cpu: cpu0, at: t0, done: 0 };
   for (;;) {
     const c0 = liveProcessSeconds(backend);
     const claimed = await claimDue(db, new Date(), room, 30_000);
@@ -89,9 +115,20 @@ try {
       })),
     );
     done += claimed.length;
+    if (done - mark.done >= tenth) {
+      const now = { cpu: liveProcessSeconds(backend), at: performance.now(), done };
+      tenths.push({
+        delivered: done,
+        postgresUsPerDelivery: Math.round(((now.cpu - mark.cpu) * 1e6) / (done - mark.done)),
+        perSecond: Math.round(((done - mark.done) * 1000) / (now.at - mark.at)),
+      });
+      mark = now;
+    }
   }
   const seconds = (performance.now() - t0) / 1000;
   const cpu = liveProcessSeconds(backend) - cpu0;
+  drained.abort();
+  await vacuuming;
   console.log(
     JSON.stringify({
       variant: values.variant,
@@ -99,10 +136,14 @@ try {
       perSecond: Math.round(done / seconds),
       postgresUsPerDelivery: Math.round((cpu * 1e7) / done) / 10,
       ofWhichClaim: Math.round((claiming * 1e7) / done) / 10,
+      vacuums: vacuum.runs,
+      vacuumUsPerDelivery: Math.round(((liveProcessSeconds(vacuum.pid) - vacuumCpu0) * 1e7) / done) / 10,
+      tenths,
     }),
   );
 } finally {
   await handle.close();
+  await vacuumer.close();
   await sql.raw(`drop schema ${schema} cascade`).execute(admin.db);
   await admin.close();
 }

@@ -61,7 +61,9 @@ export function webhookRows(
       r.throughput.complete ? '' : `only ${fmt(r.throughput.delivered)} delivered within the bound`,
       r.floor.failed ? `${fmt(r.floor.failed)} floor POSTs failed` : '',
       `events recorded at ${fmt(r.events / r.recordSeconds)}/s`,
-      r.autovacuum === 'off' ? 'this server runs with autovacuum off: drained rows are never vacuumed' : '',
+      r.autovacuum === 'off'
+        ? "this server runs with autovacuum off: the worker's own vacuum of the queues runs every minute"
+        : '',
     ]
       .filter(Boolean)
       .join('; '),

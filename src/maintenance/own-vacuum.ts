@@ -35,7 +35,8 @@ export async function autovacuumRuns(db: Database): Promise<boolean> {
   return rows[0]?.runs ?? false;
 }
 
-const vacuumQueues = (db: Database) =>
+/** One vacuum (with analyze) of the queues. */
+export const vacuumQueues = (db: Database) =>
   sql`vacuum (analyze) ${sql.join(QUEUE_TABLES.map((t) => sql.table(t)))}`.execute(db);
 
 /**
