@@ -12,6 +12,7 @@ import { createWebhookSender } from '../../src/delivery/http-sender.ts';
 import { newWebhookSecret } from '../../src/delivery/signature.ts';
 import { newSubscriptionId } from '../../src/ids.ts';
 import { createKeyHasher } from '../../src/keys/key-hash.ts';
+import type { Loop } from '../../src/loop.ts';
 import { startOwnVacuum } from '../../src/maintenance/own-vacuum.ts';
 import { DEFAULT_OUTBOUND_LIMITS } from '../../src/outbound-limits.ts';
 import { createDeliveryWorker, type DeliveryWorker } from '../../src/webhooks/delivery-worker.ts';
@@ -169,7 +170,7 @@ export async function webhooks(ctx: Ctx): Promise<void> {
     ca: ctx.backend.tls.cert,
   });
   const logger = pino({ level: 'error' });
-  let vacuums: { stop(): Promise<void> }[] = [];
+  let vacuums: Loop[] = [];
   const newWorker = () =>
     createDeliveryWorker({
       db: handle.db,

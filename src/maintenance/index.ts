@@ -1,4 +1,4 @@
 export type { CallRetentionReport } from './call-retention.ts';
 export { purgeExpiredCalls, startCallRetention } from './call-retention.ts';
-export { autovacuumRuns, QUEUE_TABLES, startOwnVacuum } from './own-vacuum.ts';
+export { startOwnVacuum } from './own-vacuum.ts';
 export { purgeExpired } from './retention.ts';
