@@ -11,10 +11,10 @@
  *   DATABASE_URL=postgres://… node bench/probes/outbox-cost.ts [--deliveries 100000] [--variant NAME] [--vacuum-every S]
  */
 import { randomUUID } from 'node:crypto';
-import { setTimeout as sleep } from 'node:timers/promises';
 import { parseArgs } from 'node:util';
 import { sql } from 'kysely';
 import { migrateToLatest, openDatabase } from '../../src/db/index.ts';
+import { startLoop } from '../../src/loop.ts';
 import { vacuumQueues } from '../../src/maintenance/own-vacuum.ts';
 import { inSchema } from '../../src/testing/test-database.ts';
 import { completeAttempts } from '../../src/webhooks/complete-attempts.ts';
@@ -71,21 +71,16 @@ try {
 
   const backend = await backendPid(db);
   const room = { limit: 100, rooms: new Map<string, number>(), others: 10 };
-  const vacuum = {
-    pid: await backendPid(vacuumer.db),
-    every: Number(values['vacuum-every']) * 1000,
-    runs: 0,
-  };
+  const vacuum = { pid: await backendPid(vacuumer.db), runs: 0 };
   const vacuumCpu0 = liveProcessSeconds(vacuum.pid);
-  const drained = new AbortController();
-  const vacuuming = (async () => {
-    while (vacuum.every > 0 && !drained.signal.aborted) {
-      const due = await sleep(vacuum.every, true, { signal: drained.signal }).catch(() => false);
-      if (!due) break;
-      await vacuumQueues(vacuumer.db);
-      vacuum.runs++;
-    }
-  })();
+  const everyMs = Number(values['vacuum-every']) * 1000;
+  const vacuuming =
+    everyMs > 0
+      ? startLoop({ name: 'probe vacuum', intervalMs: everyMs, logger: console }, async () => {
+          await vacuumQueues(vacuumer.db);
+          vacuum.runs++;
+        })
+      : null;
   const cpu0 = liveProcessSeconds(backend);
   const t0 = performance.now();
   let done = 0;
@@ -127,8 +122,7 @@ try {
   }
   const seconds = (performance.now() - t0) / 1000;
   const cpu = liveProcessSeconds(backend) - cpu0;
-  drained.abort();
-  await vacuuming;
+  await vacuuming?.stop();
   console.log(
     JSON.stringify({
       variant: values.variant,

@@ -49,27 +49,29 @@ export function startOwnVacuum(
   logger: VacuumLogger,
   runs: (db: Database) => Promise<boolean> = autovacuumRuns,
 ): Loop[] {
-  if (kind === 'pglite') {
-    return [
-      startLoop({ name: 'queue vacuum', intervalMs: 60_000, logger }, () => vacuumQueues(db)),
-      startLoop({ name: 'vacuum', intervalMs: 3_600_000, logger }, () => sql`vacuum (analyze)`.execute(db)),
-    ];
-  }
   let warned = false;
+  // PGlite never vacuums on its own; a PostgreSQL server does unless its autovacuum is off (said once per spell).
+  const serverVacuums = async () => {
+    if (kind === 'pglite') return false;
+    if (await runs(db)) {
+      warned = false;
+      return true;
+    }
+    if (!warned) {
+      logger.warn(
+        {},
+        "PostgreSQL's autovacuum is off: the worker vacuums its queues every minute; turn autovacuum on for the rest of the database",
+      );
+      warned = true;
+    }
+    return false;
+  };
+  const queues = startLoop({ name: 'queue vacuum', intervalMs: 60_000, logger }, async () => {
+    if (!(await serverVacuums())) await vacuumQueues(db);
+  });
+  if (kind === 'postgres') return [queues];
   return [
-    startLoop({ name: 'queue vacuum', intervalMs: 60_000, logger }, async () => {
-      if (await runs(db)) {
-        warned = false;
-        return;
-      }
-      if (!warned) {
-        logger.warn(
-          {},
-          "PostgreSQL's autovacuum is off: the worker vacuums its queues every minute; turn autovacuum on for the rest of the database",
-        );
-        warned = true;
-      }
-      await vacuumQueues(db);
-    }),
+    queues,
+    startLoop({ name: 'vacuum', intervalMs: 3_600_000, logger }, () => sql`vacuum (analyze)`.execute(db)),
   ];
 }
