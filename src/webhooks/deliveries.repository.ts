@@ -35,7 +35,8 @@ export type ClaimedDelivery = Pick<
  * from its own stretch of that index. So a claim costs about the same whatever backlog a receiver that stopped
  * answering has piled up (walking the single due index from its oldest entry, each claim stepped over all of
  * it), and it grows with the number of subscriptions that have deliveries pending instead: about 6 µs each on
- * PostgreSQL here (docs/performance.md).
+ * PostgreSQL here (docs/performance.md). The schema keeps this plan whatever ANALYZE last saw of the outbox: no
+ * statistics on `status`, no due index across subscriptions (migration 20261129_0900, claim-plan.test.ts).
  */
 export async function claimDue(
   db: Database,

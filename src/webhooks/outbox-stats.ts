@@ -5,7 +5,9 @@ import type { Database } from '../db/index.ts';
 /**
  * Due deliveries waiting now, and how long the oldest has waited: the two numbers that say the worker keeps up.
  * Only those of active subscriptions: a disabled subscription's deliveries wait for it to be re-enabled, not for
- * a worker, and must not raise the alarm.
+ * a worker, and must not raise the alarm. Without a due index across subscriptions (dropped, since claims planned
+ * over it: migration 20261129_0900) it reads every pending entry of another pending-only index: 55,000 due rows
+ * took 27 ms on PostgreSQL and 134 ms on PGlite here, once every 30 s.
  */
 export async function outboxStats(
   db: Database,
