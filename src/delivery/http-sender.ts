@@ -100,7 +100,7 @@ export function createWebhookSender(
         return {
           ok: false,
           statusCode: null,
-          error: describe(error),
+          error: describeSendError(error),
           latencyMs: elapsed(),
           responseExcerpt: null,
         };
@@ -113,9 +113,21 @@ export function createWebhookSender(
 /** The `error` of an attempt that got no answer within the timeout. */
 export const TIMEOUT_ERROR = 'timeout';
 
-function describe(error: unknown): string {
+/**
+ * The deadline is set three times (connect, headers and body in the agent, and the request's signal), all to the
+ * same timeout: whichever fires first under load, the attempt timed out, and the adaptive limit must see it as one.
+ */
+const UNDICI_TIMEOUTS = new Set([
+  'UND_ERR_CONNECT_TIMEOUT',
+  'UND_ERR_HEADERS_TIMEOUT',
+  'UND_ERR_BODY_TIMEOUT',
+]);
+
+/** The attempt's `error` for a send that threw. */
+export function describeSendError(error: unknown): string {
   if (!(error instanceof Error)) return String(error);
   if (error.name === 'TimeoutError' || error.name === 'AbortError') return TIMEOUT_ERROR;
   const code = (error as { code?: string }).code;
+  if (code && UNDICI_TIMEOUTS.has(code)) return TIMEOUT_ERROR;
   return code ? `${code}: ${error.message}` : error.message;
 }
