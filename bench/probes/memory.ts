@@ -10,12 +10,13 @@
  */
 import { ensureBuilt } from '../../scripts/build.ts';
 import { benchTls, makeBackend } from '../lib/backend.ts';
-import { CONNECTIONS, type Ctx, THREADS } from '../lib/context.ts';
+import type { Ctx } from '../lib/context.ts';
 import { ensureDataset } from '../lib/dataset.ts';
 import { httpsGet, warmKeys } from '../lib/https-get.ts';
 import { resetLimiterWindows } from '../lib/limiter-reset.ts';
 import { runLoad } from '../lib/load.ts';
 import { writeLoadFiles } from '../lib/load-data.ts';
+import { listCallsLoad } from '../lib/load-spec.ts';
 import { parseOptions } from '../lib/options.ts';
 import { memoryOf, sleep } from '../lib/proc.ts';
 import { startService } from '../lib/service.ts';
@@ -87,14 +88,7 @@ try {
     svc.url,
     fixture.main.map((k) => k.key),
   );
-  const spec = {
-    url: svc.url,
-    mode: 'calls' as const,
-    dataFile: files.calls,
-    windowsFile: files.windows,
-    connections: CONNECTIONS,
-    threads: THREADS,
-  };
+  const spec = listCallsLoad(svc.url, files, 3);
   await runLoad('wrk', { ...spec, seconds: 3 });
   const samples: Sample[] = [];
   let sampling = true;

@@ -1,9 +1,9 @@
 import path from 'node:path';
-import { addRaw, addRow, CONNECTIONS, type Ctx, THREADS } from '../lib/context.ts';
+import { addRaw, addRow, type Ctx } from '../lib/context.ts';
 import { firstOk, warmKeys } from '../lib/https-get.ts';
 import { resetLimiterWindows } from '../lib/limiter-reset.ts';
 import { type LoadResult, runLoad } from '../lib/load.ts';
-import type { LoadSpec } from '../lib/load-spec.ts';
+import { type LoadSpec, listCallsLoad } from '../lib/load-spec.ts';
 import { settle } from '../lib/proc.ts';
 import { fmt, judge, medianBy, ms, rps, validity } from '../lib/report.ts';
 import { type RunningService, startFloor, startService } from '../lib/service.ts';
@@ -19,15 +19,7 @@ export type ListCallsFigures = { service: LoadResult; flat: FlatOut; half: Paced
 
 const MB = 1024 * 1024;
 
-const spec = (ctx: Ctx, url: string): LoadSpec => ({
-  url,
-  mode: 'calls',
-  dataFile: ctx.files.calls,
-  windowsFile: ctx.files.windows,
-  connections: CONNECTIONS,
-  threads: THREADS,
-  seconds: ctx.sizes.loadSeconds,
-});
+const spec = (ctx: Ctx, url: string): LoadSpec => listCallsLoad(url, ctx.files, ctx.sizes.loadSeconds);
 
 /**
  * The paced part of scenario 1: `pacedWindows` runs at `rate`, and the one whose p99 is the median. One window's

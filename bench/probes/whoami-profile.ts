@@ -1,0 +1,102 @@
+/**
+ * Where a whoami's time goes in the service: `GET /auth/whoami` on PostgreSQL with the Redis limiter (or in memory,
+ * `--memory`; 50 connections, the quick data set's 10,000 keys), the service from source under `--cpu-prof`, 3 s of
+ * warm-up then 10 s. Prints self time by group and by frame, and the inclusive time of each of the service's own
+ * functions and of each package (a hook that hands on to Fastify's chain through `done` carries what follows it).
+ * docs/performance.md, the twenty-fifth section.
+ *
+ *   DATABASE_URL=postgres://… REDIS_URL=redis://… node bench/probes/whoami-profile.ts [--memory]
+ */
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { ensureBuilt } from '../../scripts/build.ts';
+import { benchTls, makeBackend } from '../lib/backend.ts';
+import type { Ctx } from '../lib/context.ts';
+import { ensureDataset } from '../lib/dataset.ts';
+import { warmKeys } from '../lib/https-get.ts';
+import { resetLimiterWindows } from '../lib/limiter-reset.ts';
+import { runLoad } from '../lib/load.ts';
+import { writeLoadFiles } from '../lib/load-data.ts';
+import { parseOptions } from '../lib/options.ts';
+import { findProfile, summarizeProfile } from '../lib/profile.ts';
+import { startService } from '../lib/service.ts';
+
+const redis = !process.argv.includes('--memory');
+const opts = parseOptions(['--backend', 'postgres', '--quick'], process.env);
+if (opts === 'help' || !opts.redisUrl) throw new Error('Set DATABASE_URL and REDIS_URL.');
+await ensureBuilt();
+const backend = makeBackend('postgres', opts, await benchTls());
+const fixture = await ensureDataset(backend, opts.sizes, { reseed: false, log: () => {} });
+const files = writeLoadFiles('postgres', fixture);
+await resetLimiterWindows({ backend, fixture } as Ctx);
+const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'whoami-prof-'));
+const svc = await startService(backend, {
+  redis,
+  fromSource: true,
+  nodeArgs: ['--cpu-prof', `--cpu-prof-dir=${dir}`, '--cpu-prof-name=service.cpuprofile'],
+});
+const spec = { url: svc.url, mode: 'whoami' as const, dataFile: files.calls, connections: 50, threads: 2 };
+await warmKeys(
+  svc.url,
+  fixture.main.map((k) => k.key),
+);
+await runLoad('wrk', { ...spec, seconds: 3 });
+const skipMs = performance.now() - svc.spawnedAt;
+const r = await runLoad('wrk', { ...spec, seconds: 10 });
+await svc.stop();
+const file = findProfile(dir);
+if (!file) throw new Error('no profile written');
+console.log(
+  JSON.stringify({ limiter: redis ? 'redis' : 'memory', rps: Math.round(r.rps), requests: r.requests }),
+);
+const summary = summarizeProfile(file, skipMs, 40);
+for (const g of summary.groups.slice(0, 25))
+  console.log(`${(g.share * 100).toFixed(1).padStart(5)} %  ${g.group}`);
+console.log('---');
+for (const f of summary.top) console.log(`${(f.share * 100).toFixed(1).padStart(5)} %  ${f.frame}`);
+console.log("--- inclusive, the service's own functions and the packages they call into");
+for (const [frame, share] of inclusive(file, skipMs).slice(0, 45))
+  console.log(`${(share * 100).toFixed(1).padStart(5)} %  ${frame}`);
+console.log(`profile: ${file}`);
+
+/** Share of busy time with each frame of src/ or of a package's entry on the stack (once per sample). */
+function inclusive(profile: string, skip: number): [string, number][] {
+  type Node = {
+    id: number;
+    callFrame: { functionName: string; url: string; lineNumber: number };
+    children?: number[];
+  };
+  const p = JSON.parse(fs.readFileSync(profile, 'utf8')) as {
+    nodes: Node[];
+    samples: number[];
+    timeDeltas: number[];
+  };
+  const parent = new Map<number, number>();
+  for (const n of p.nodes) for (const c of n.children ?? []) parent.set(c, n.id);
+  const byId = new Map(p.nodes.map((n) => [n.id, n]));
+  const label = (n: Node) => {
+    const { url, functionName, lineNumber } = n.callFrame;
+    if (url.includes('/src/'))
+      return `${functionName || '(anonymous)'} ${url.slice(url.indexOf('/src/') + 1)}:${lineNumber + 1}`;
+    const m = /node_modules\/((?:@[^/]+\/)?[^/]+)/.exec(url);
+    return m ? `npm: ${m[1]}` : null;
+  };
+  const totals = new Map<string, number>();
+  let busy = 0;
+  let at = 0;
+  p.samples.forEach((id, i) => {
+    const dt = p.timeDeltas[i] ?? 0;
+    at += dt;
+    if (at < skip * 1000 || byId.get(id)?.callFrame.functionName === '(idle)') return;
+    busy += dt;
+    const seen = new Set<string>();
+    for (let cur: number | undefined = id; cur !== undefined; cur = parent.get(cur)) {
+      const n = byId.get(cur);
+      const l = n && label(n);
+      if (l) seen.add(l);
+    }
+    for (const l of seen) totals.set(l, (totals.get(l) ?? 0) + dt);
+  });
+  return [...totals].map(([k, v]): [string, number] => [k, v / busy]).sort((a, b) => b[1] - a[1]);
+}
