@@ -114,8 +114,9 @@ export function createWebhookSender(
 export const TIMEOUT_ERROR = 'timeout';
 
 /**
- * The deadline is set three times (connect, headers and body in the agent, and the request's signal), all to the
- * same timeout: whichever fires first under load, the attempt timed out, and the adaptive limit must see it as one.
+ * The one deadline is set in four places (the connector's connect timeout, the agent's headers and body timeouts,
+ * the request's signal), all to the same value: whichever fires first under load, the attempt timed out, and the
+ * adaptive per-receiver share must see it as one (CI once saw the headers timer win).
  */
 const UNDICI_TIMEOUTS = new Set([
   'UND_ERR_CONNECT_TIMEOUT',
