@@ -1,6 +1,7 @@
 import type { Backend } from './backend.ts';
 import type { Fixture } from './dataset.ts';
 import type { LoadFiles } from './load-data.ts';
+import type { LoadSpec } from './load-spec.ts';
 import type { BenchOptions, LoadToolName, Sizes } from './options.ts';
 import type { Report, Row } from './report.ts';
 
@@ -21,6 +22,21 @@ export type Ctx = {
 /** Load runs use the same connections and threads against every server so the ratios compare like with like. */
 export const CONNECTIONS = 50;
 export const THREADS = 2;
+
+/** Scenario 1's load: GET /calls with its six filter shapes and rotating keys, 50 connections, flat out. */
+export const listCallsLoad = (
+  url: string,
+  files: { calls: string; windows: string },
+  seconds: number,
+): LoadSpec => ({
+  url,
+  mode: 'calls',
+  dataFile: files.calls,
+  windowsFile: files.windows,
+  connections: CONNECTIONS,
+  threads: THREADS,
+  seconds,
+});
 
 export function addRow(
   ctx: Ctx,

@@ -1,5 +1,3 @@
-import { CONNECTIONS, THREADS } from './context.ts';
-
 /** One load run: which requests (see wrk-script.ts), how many connections, how long, paced or flat out. */
 export type LoadSpec = {
   /** Origin, e.g. https://127.0.0.1:40123 */
@@ -19,18 +17,3 @@ export type LoadSpec = {
   /** Prefix of Idempotency-Key and external_id (mode outbound). */
   runId?: string;
 };
-
-/** Scenario 1's load: GET /calls with its six filter shapes and rotating keys, 50 connections, flat out. */
-export const listCallsLoad = (
-  url: string,
-  files: { calls: string; windows: string },
-  seconds: number,
-): LoadSpec => ({
-  url,
-  mode: 'calls',
-  dataFile: files.calls,
-  windowsFile: files.windows,
-  connections: CONNECTIONS,
-  threads: THREADS,
-  seconds,
-});

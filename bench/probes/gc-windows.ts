@@ -11,13 +11,12 @@
  */
 import { ensureBuilt } from '../../scripts/build.ts';
 import { benchTls, makeBackend } from '../lib/backend.ts';
-import type { Ctx } from '../lib/context.ts';
+import { type Ctx, listCallsLoad } from '../lib/context.ts';
 import { ensureDataset } from '../lib/dataset.ts';
 import { warmKeys } from '../lib/https-get.ts';
 import { resetLimiterWindows } from '../lib/limiter-reset.ts';
 import { runLoad } from '../lib/load.ts';
 import { writeLoadFiles } from '../lib/load-data.ts';
-import { listCallsLoad } from '../lib/load-spec.ts';
 import { parseOptions } from '../lib/options.ts';
 import { startService } from '../lib/service.ts';
 

@@ -1,9 +1,9 @@
 import path from 'node:path';
-import { addRaw, addRow, type Ctx } from '../lib/context.ts';
+import { addRaw, addRow, type Ctx, listCallsLoad } from '../lib/context.ts';
 import { firstOk, warmKeys } from '../lib/https-get.ts';
 import { resetLimiterWindows } from '../lib/limiter-reset.ts';
 import { type LoadResult, runLoad } from '../lib/load.ts';
-import { type LoadSpec, listCallsLoad } from '../lib/load-spec.ts';
+import type { LoadSpec } from '../lib/load-spec.ts';
 import { settle } from '../lib/proc.ts';
 import { fmt, judge, medianBy, ms, rps, validity } from '../lib/report.ts';
 import { type RunningService, startFloor, startService } from '../lib/service.ts';
