@@ -2,8 +2,14 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { REPO_ROOT } from './paths.ts';
 
+type CpuProfileNode = {
+  id: number;
+  callFrame: { functionName: string; url: string; lineNumber: number };
+  children?: number[];
+};
+
 type CpuProfile = {
-  nodes: { id: number; callFrame: { functionName: string; url: string; lineNumber: number } }[];
+  nodes: CpuProfileNode[];
   samples: number[];
   timeDeltas: number[];
 };
@@ -82,6 +88,40 @@ export function summarizeProfile(file: string, skipMs: number, top = 20): Profil
       .slice(0, top)
       .map(([frame, us]) => ({ frame, share: us / busy })),
   };
+}
+
+/**
+ * Inclusive time: the share of busy time with each of the service's own functions (src/) or each npm package on
+ * the stack, counted once per sample, leaving out the first `skipMs`.
+ */
+export function inclusiveShares(file: string, skipMs: number): { frame: string; share: number }[] {
+  const p = JSON.parse(fs.readFileSync(file, 'utf8')) as CpuProfile;
+  const parent = new Map<number, number>();
+  for (const n of p.nodes) for (const c of n.children ?? []) parent.set(c, n.id);
+  const byId = new Map(p.nodes.map((n) => [n.id, n]));
+  const label = ({ callFrame: { url, functionName, lineNumber } }: CpuProfileNode) => {
+    if (url.includes('/src/'))
+      return `${functionName || '(anonymous)'} ${url.slice(url.indexOf('/src/') + 1)}:${lineNumber + 1}`;
+    const m = /node_modules\/((?:@[^/]+\/)?[^/]+)/.exec(url);
+    return m ? `npm: ${m[1]}` : null;
+  };
+  const totals = new Map<string, number>();
+  let busy = 0;
+  let at = 0;
+  p.samples.forEach((id, i) => {
+    const dt = p.timeDeltas[i] ?? 0;
+    at += dt;
+    if (at < skipMs * 1000 || byId.get(id)?.callFrame.functionName === '(idle)') return;
+    busy += dt;
+    const seen = new Set<string>();
+    for (let cur: number | undefined = id; cur !== undefined; cur = parent.get(cur)) {
+      const n = byId.get(cur);
+      const l = n && label(n);
+      if (l) seen.add(l);
+    }
+    for (const l of seen) totals.set(l, (totals.get(l) ?? 0) + dt);
+  });
+  return [...totals].map(([frame, us]) => ({ frame, share: us / busy })).sort((a, b) => b.share - a.share);
 }
 
 export function findProfile(dir: string): string | null {

@@ -18,6 +18,7 @@ import { resetLimiterWindows } from '../lib/limiter-reset.ts';
 import { runLoad } from '../lib/load.ts';
 import { writeLoadFiles } from '../lib/load-data.ts';
 import { parseOptions } from '../lib/options.ts';
+import { medianBy } from '../lib/report.ts';
 import { startService } from '../lib/service.ts';
 
 const dash = process.argv.indexOf('--');
@@ -61,7 +62,7 @@ await warmKeys(
 await runLoad('wrk', { ...spec, seconds: opts.sizes.warmupSeconds });
 const flat = [];
 for (let i = 0; i < 3; i++) flat.push(await runLoad('wrk', { ...spec, seconds: opts.sizes.loadSeconds }));
-const medianRps = [...flat].sort((a, b) => a.rps - b.rps)[1]?.rps ?? 0;
+const medianRps = medianBy(flat, (r) => r.rps, 'runs').ratio;
 const rate = Number(process.env.PACED_RATE ?? 0) || Math.round(medianRps / 2);
 const windows = [];
 for (let i = 0; i < 5; i++) {

@@ -88,7 +88,7 @@ try {
     fixture.main.map((k) => k.key),
   );
   const spec = listCallsLoad(svc.url, files, 3);
-  await runLoad('wrk', { ...spec, seconds: 3 });
+  await runLoad('wrk', spec);
   const samples: Sample[] = [];
   let sampling = true;
   const sampler = (async () => {

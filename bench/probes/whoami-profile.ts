@@ -19,7 +19,7 @@ import { resetLimiterWindows } from '../lib/limiter-reset.ts';
 import { runLoad } from '../lib/load.ts';
 import { writeLoadFiles } from '../lib/load-data.ts';
 import { parseOptions } from '../lib/options.ts';
-import { findProfile, summarizeProfile } from '../lib/profile.ts';
+import { findProfile, inclusiveShares, summarizeProfile } from '../lib/profile.ts';
 import { startService } from '../lib/service.ts';
 
 const redis = !process.argv.includes('--memory');
@@ -56,47 +56,6 @@ for (const g of summary.groups.slice(0, 25))
 console.log('---');
 for (const f of summary.top) console.log(`${(f.share * 100).toFixed(1).padStart(5)} %  ${f.frame}`);
 console.log("--- inclusive, the service's own functions and the packages they call into");
-for (const [frame, share] of inclusive(file, skipMs).slice(0, 45))
-  console.log(`${(share * 100).toFixed(1).padStart(5)} %  ${frame}`);
+for (const f of inclusiveShares(file, skipMs).slice(0, 45))
+  console.log(`${(f.share * 100).toFixed(1).padStart(5)} %  ${f.frame}`);
 console.log(`profile: ${file}`);
-
-/** Share of busy time with each frame of src/ or of a package's entry on the stack (once per sample). */
-function inclusive(profile: string, skip: number): [string, number][] {
-  type Node = {
-    id: number;
-    callFrame: { functionName: string; url: string; lineNumber: number };
-    children?: number[];
-  };
-  const p = JSON.parse(fs.readFileSync(profile, 'utf8')) as {
-    nodes: Node[];
-    samples: number[];
-    timeDeltas: number[];
-  };
-  const parent = new Map<number, number>();
-  for (const n of p.nodes) for (const c of n.children ?? []) parent.set(c, n.id);
-  const byId = new Map(p.nodes.map((n) => [n.id, n]));
-  const label = (n: Node) => {
-    const { url, functionName, lineNumber } = n.callFrame;
-    if (url.includes('/src/'))
-      return `${functionName || '(anonymous)'} ${url.slice(url.indexOf('/src/') + 1)}:${lineNumber + 1}`;
-    const m = /node_modules\/((?:@[^/]+\/)?[^/]+)/.exec(url);
-    return m ? `npm: ${m[1]}` : null;
-  };
-  const totals = new Map<string, number>();
-  let busy = 0;
-  let at = 0;
-  p.samples.forEach((id, i) => {
-    const dt = p.timeDeltas[i] ?? 0;
-    at += dt;
-    if (at < skip * 1000 || byId.get(id)?.callFrame.functionName === '(idle)') return;
-    busy += dt;
-    const seen = new Set<string>();
-    for (let cur: number | undefined = id; cur !== undefined; cur = parent.get(cur)) {
-      const n = byId.get(cur);
-      const l = n && label(n);
-      if (l) seen.add(l);
-    }
-    for (const l of seen) totals.set(l, (totals.get(l) ?? 0) + dt);
-  });
-  return [...totals].map(([k, v]): [string, number] => [k, v / busy]).sort((a, b) => b[1] - a[1]);
-}
