@@ -26,6 +26,11 @@ const VARIANTS: Record<string, string[]> = {
   'no-attempts-fk': ['alter table webhook_attempts drop constraint webhook_attempts_delivery_id_fkey'],
   'no-attempts-time-idx': ['drop index webhook_attempts_time_idx'],
   'no-deliveries-event-idx': ['drop index webhook_deliveries_event_idx'],
+  'none-of-the-three': [
+    'alter table webhook_attempts drop constraint webhook_attempts_delivery_id_fkey',
+    'drop index webhook_attempts_time_idx',
+    'drop index webhook_deliveries_event_idx',
+  ],
 };
 
 const { values } = parseArgs({
