@@ -9,15 +9,12 @@
  *
  * `NAME=value` words are set in the service's environment.
  */
-import { ensureBuilt } from '../../scripts/build.ts';
-import { benchTls, makeBackend } from '../lib/backend.ts';
 import { type Ctx, listCallsLoad } from '../lib/context.ts';
-import { ensureDataset } from '../lib/dataset.ts';
 import { warmKeys } from '../lib/https-get.ts';
 import { resetLimiterWindows } from '../lib/limiter-reset.ts';
 import { runLoad } from '../lib/load.ts';
-import { writeLoadFiles } from '../lib/load-data.ts';
 import { parseOptions } from '../lib/options.ts';
+import { probeData } from '../lib/probe-data.ts';
 import { medianBy } from '../lib/report.ts';
 import { startService } from '../lib/service.ts';
 
@@ -30,10 +27,7 @@ const env = Object.fromEntries(
 const name = args.includes('--postgres') ? 'postgres' : 'embedded';
 const opts = parseOptions(['--backend', name, '--quick'], process.env);
 if (opts === 'help') throw new Error('bad options');
-await ensureBuilt();
-const backend = makeBackend(name, opts, await benchTls());
-const fixture = await ensureDataset(backend, opts.sizes, { reseed: false, log: () => {} });
-const files = writeLoadFiles(name, fixture);
+const { backend, fixture, files } = await probeData(name, opts);
 await resetLimiterWindows({ backend, fixture } as Ctx);
 const svc = await startService(backend, { nodeArgs: ['--trace-gc', ...nodeFlags], env });
 

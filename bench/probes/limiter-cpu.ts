@@ -6,25 +6,19 @@
  *   DATABASE_URL=postgres://… REDIS_URL=redis://… node bench/probes/limiter-cpu.ts [rounds]
  */
 import { execFileSync } from 'node:child_process';
-import { ensureBuilt } from '../../scripts/build.ts';
-import { benchTls, makeBackend } from '../lib/backend.ts';
 import type { Ctx } from '../lib/context.ts';
 import { liveProcessSeconds, machineSeconds } from '../lib/cpu-meter.ts';
-import { ensureDataset } from '../lib/dataset.ts';
 import { warmKeys } from '../lib/https-get.ts';
 import { resetLimiterWindows } from '../lib/limiter-reset.ts';
 import { runLoad } from '../lib/load.ts';
-import { writeLoadFiles } from '../lib/load-data.ts';
 import { parseOptions } from '../lib/options.ts';
+import { probeData } from '../lib/probe-data.ts';
 import { startService } from '../lib/service.ts';
 
 const rounds = Number(process.argv[2] ?? 1);
 const opts = parseOptions(['--backend', 'postgres'], process.env);
 if (opts === 'help' || !opts.redisUrl) throw new Error('Set DATABASE_URL and REDIS_URL.');
-await ensureBuilt();
-const backend = makeBackend('postgres', opts, await benchTls());
-const fixture = await ensureDataset(backend, opts.sizes, { reseed: false, log: () => {} });
-const files = writeLoadFiles('postgres', fixture);
+const { backend, fixture, files } = await probeData('postgres', opts);
 
 const redisPid = Number(execFileSync('pgrep', ['-x', 'redis-server'], { encoding: 'utf8' }).split('\n')[0]);
 for (let round = 0; round < rounds; round++) {

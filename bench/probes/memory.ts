@@ -8,15 +8,12 @@
  *
  *   [DATABASE_URL=postgres://…] node bench/probes/memory.ts [--quick] [--seconds 20] [--snapshot] [-- node flags…]
  */
-import { ensureBuilt } from '../../scripts/build.ts';
-import { benchTls, makeBackend } from '../lib/backend.ts';
 import { type Ctx, listCallsLoad } from '../lib/context.ts';
-import { ensureDataset } from '../lib/dataset.ts';
 import { httpsGet, warmKeys } from '../lib/https-get.ts';
 import { resetLimiterWindows } from '../lib/limiter-reset.ts';
 import { runLoad } from '../lib/load.ts';
-import { writeLoadFiles } from '../lib/load-data.ts';
 import { parseOptions } from '../lib/options.ts';
+import { probeData } from '../lib/probe-data.ts';
 import { memoryOf, sleep } from '../lib/proc.ts';
 import { startService } from '../lib/service.ts';
 
@@ -36,10 +33,7 @@ const opts = parseOptions(
   process.env,
 );
 if (opts === 'help') throw new Error('no help');
-await ensureBuilt();
-const backend = makeBackend(backendName, opts, await benchTls());
-const fixture = await ensureDataset(backend, opts.sizes, { reseed: false, log: (m) => console.error(m) });
-const files = writeLoadFiles(backendName, fixture);
+const { backend, fixture, files } = await probeData(backendName, opts, (m) => console.error(m));
 
 const MB = 1024 * 1024;
 type Sample = {

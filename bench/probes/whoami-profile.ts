@@ -10,25 +10,19 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { ensureBuilt } from '../../scripts/build.ts';
-import { benchTls, makeBackend } from '../lib/backend.ts';
 import type { Ctx } from '../lib/context.ts';
-import { ensureDataset } from '../lib/dataset.ts';
 import { warmKeys } from '../lib/https-get.ts';
 import { resetLimiterWindows } from '../lib/limiter-reset.ts';
 import { runLoad } from '../lib/load.ts';
-import { writeLoadFiles } from '../lib/load-data.ts';
 import { parseOptions } from '../lib/options.ts';
+import { probeData } from '../lib/probe-data.ts';
 import { findProfile, inclusiveShares, summarizeProfile } from '../lib/profile.ts';
 import { startService } from '../lib/service.ts';
 
 const redis = !process.argv.includes('--memory');
 const opts = parseOptions(['--backend', 'postgres', '--quick'], process.env);
 if (opts === 'help' || !opts.redisUrl) throw new Error('Set DATABASE_URL and REDIS_URL.');
-await ensureBuilt();
-const backend = makeBackend('postgres', opts, await benchTls());
-const fixture = await ensureDataset(backend, opts.sizes, { reseed: false, log: () => {} });
-const files = writeLoadFiles('postgres', fixture);
+const { backend, fixture, files } = await probeData('postgres', opts);
 await resetLimiterWindows({ backend, fixture } as Ctx);
 const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'whoami-prof-'));
 const svc = await startService(backend, {
