@@ -6,9 +6,12 @@
  * docs/performance.md). The cost is also given per tenth of the drain, since on a server whose autovacuum is off it
  * rises as delivered rows pile up; `--vacuum-every S` vacuums the queues every S seconds from a second connection,
  * as the worker's own vacuum does (src/maintenance/own-vacuum.ts), and counts that connection's CPU apart (the
- * twenty-third section).
+ * twenty-third section). `--ids random` gives the events and deliveries random ids (version 4) instead of ones that
+ * grow with the time they are written (version 7, as the service makes them), to see what random keys cost the
+ * indexes they land in (the twenty-seventh section).
  *
  *   DATABASE_URL=postgres://… node bench/probes/outbox-cost.ts [--deliveries 100000] [--variant NAME] [--vacuum-every S]
+ *     [--ids time-ordered|random]
  */
 import { randomUUID } from 'node:crypto';
 import { parseArgs } from 'node:util';
@@ -38,12 +41,18 @@ const { values } = parseArgs({
     deliveries: { type: 'string', default: '100000' },
     variant: { type: 'string', default: 'none' },
     'vacuum-every': { type: 'string', default: '0' },
+    ids: { type: 'string', default: 'time-ordered' },
   },
 });
 const total = Number(values.deliveries);
 const variant = VARIANTS[values.variant];
 const url = process.env.DATABASE_URL;
 if (!url || !variant) throw new Error(`Set DATABASE_URL; variants: ${Object.keys(VARIANTS).join(', ')}`);
+// The ids as the service makes them (version 7: migration 20261130_1000), or random ones (version 4) as it made
+// them before.
+const IDS: Record<string, string> = { 'time-ordered': 'uuid_time_ordered()', random: 'gen_random_uuid()' };
+const newId = IDS[values.ids];
+if (!newId) throw new Error(`ids: ${Object.keys(IDS).join(', ')}`);
 
 const schema = `outbox_probe_${process.pid}`;
 const admin = await openDatabase({ url, poolSize: 1 });
@@ -66,11 +75,11 @@ try {
     from generate_series(1, 10) i`.execute(db);
   const events = Math.ceil(total / 10);
   await sql`insert into events (id, customer_id, type, sequence, data, occurred_at)
-    select gen_random_uuid(), ${customer}, 'call.completed', i, '{"call_id":"probe"}'::jsonb, ${now}
+    select ${sql.raw(newId)}, ${customer}, 'call.completed', i, '{"call_id":"probe"}'::jsonb, ${now}
     from generate_series(1, ${events}) i`.execute(db);
   await sql`insert into webhook_deliveries (id, event_id, subscription_id, customer_id, status, attempts,
       next_attempt_at, created_at)
-    select gen_random_uuid(), e.id, s.id, ${customer}, 'pending', 0, ${now}, ${now}
+    select ${sql.raw(newId)}, e.id, s.id, ${customer}, 'pending', 0, ${now}, ${now}
     from events e cross join webhook_subscriptions s`.execute(db);
   await sql`vacuum analyze`.execute(db);
 
@@ -131,6 +140,7 @@ try {
   console.log(
     JSON.stringify({
       variant: values.variant,
+      ids: values.ids,
       deliveries: done,
       perSecond: Math.round(done / seconds),
       postgresUsPerDelivery: Math.round((cpu * 1e7) / done) / 10,

@@ -68,6 +68,46 @@ describe('recording events with their outbox rows in one statement', () => {
     assert.deepEqual([to(completed), to(both), to(disabled)], [3, 5, 0]);
   });
 
+  it('gives events and their deliveries version-7 ids whose first 48 bits are the millisecond they were made', async () => {
+    const c = await newCustomer(t);
+    await subscribe(c.key, 'a', ['call.completed']);
+    await subscribe(c.key, 'b', ['call.completed']);
+    const { callId } = await callFor(t, c.customerId);
+    const event: NewEvent = {
+      customerId: c.customerId,
+      type: 'call.completed',
+      callId,
+      data: { call_id: callId },
+      occurredAt: t.clock.now(),
+    };
+    const before = Date.now();
+    const [first] = await t.db.transaction().execute((tx) => recordEvents(tx, [event]));
+    // A later millisecond for the second event, so the two are ordered by their time alone.
+    while (Date.now() === before) await new Promise((r) => setTimeout(r, 1));
+    const [second] = await t.db.transaction().execute((tx) => recordEvents(tx, [event]));
+    const after = Date.now();
+    const deliveries = await t.db
+      .selectFrom('webhook_deliveries')
+      .select(['id', 'event_id'])
+      .where('customer_id', '=', c.customerId)
+      .execute();
+    const ids = [first?.id ?? '', second?.id ?? '', ...deliveries.map((d) => d.id)];
+    assert.equal(ids.length, 6);
+    const millisecond = (id: string) => Number.parseInt(id.replaceAll('-', '').slice(0, 12), 16);
+    for (const id of ids) {
+      assert.match(id, /^[0-9a-f]{8}-[0-9a-f]{4}-7[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/, id);
+      // PostgreSQL's clock and this process's are the same machine's; a millisecond either side for rounding.
+      assert.ok(millisecond(id) >= before - 1 && millisecond(id) <= after + 1, `${id} made outside the test`);
+    }
+    assert.ok((first?.id ?? '') < (second?.id ?? ''), 'the later event has the greater id');
+    const of = (eventId: string | undefined) =>
+      deliveries.filter((d) => d.event_id === eventId).map((d) => d.id);
+    assert.ok(
+      Math.max(...of(first?.id).map(millisecond)) <= Math.min(...of(second?.id).map(millisecond)),
+      'the later event’s deliveries were made no earlier',
+    );
+  });
+
   it('wakes the delivery workers once per statement that queued a delivery, and not for one that queued none', async () => {
     const c = await newCustomer(t);
     const { callId } = await callFor(t, c.customerId);

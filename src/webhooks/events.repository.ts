@@ -1,7 +1,7 @@
 import { sql } from 'kysely';
 import { takeEventSequences } from '../calls/index.ts';
 import type { Database, EventRow, EventType } from '../db/index.ts';
-import { newUuid } from '../ids.ts';
+import { newTimeOrderedUuid } from '../ids.ts';
 import { outboxOfInsertedEvents } from './outbox.ts';
 
 export type NewEvent = {
@@ -39,7 +39,7 @@ export async function recordMessageEvent(tx: Database, e: NewMessageEvent): Prom
   await sql`
     with ev as (
       insert into events (id, customer_id, type, call_id, message_id, sequence, data, occurred_at, livemode)
-      values (${newUuid()}, ${e.customerId}, ${e.type}, null, ${e.messageId}, 1, ${JSON.stringify(e.data)}::jsonb,
+      values (${newTimeOrderedUuid()}, ${e.customerId}, ${e.type}, null, ${e.messageId}, 1, ${JSON.stringify(e.data)}::jsonb,
         ${e.occurredAt.toISOString()}::timestamptz, ${e.livemode})
       returning *
     ),
@@ -56,7 +56,7 @@ export async function recordEvents(tx: Database, events: NewEvent[]): Promise<Ev
   if (events.length === 0) return [];
   const input = events.map((e, ord) => ({
     ord,
-    id: newUuid(),
+    id: newTimeOrderedUuid(),
     customer_id: e.customerId,
     type: e.type,
     call_id: e.callId,

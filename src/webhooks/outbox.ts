@@ -25,7 +25,7 @@ export const activeSubscriptionsTo = (customerId: string, type: EventType) => sq
 export const outboxOfInsertedEvents = (): RawBuilder<unknown> => sql`
   queued as (
     insert into webhook_deliveries (id, event_id, subscription_id, customer_id, status, attempts, next_attempt_at, created_at)
-    select gen_random_uuid(), ev.id, s.id, s.customer_id, 'pending', 0, ev.occurred_at, ev.occurred_at
+    select uuid_time_ordered(), ev.id, s.id, s.customer_id, 'pending', 0, ev.occurred_at, ev.occurred_at
     from ev
     join webhook_subscriptions s
       on s.customer_id = ev.customer_id and s.deleted_at is null and s.is_active and ev.type = any (s.events)

@@ -5,7 +5,7 @@ import type { Database } from '../db/index.ts';
 import { EVENT_TYPES, type EventType } from '../db/index.ts';
 import type { SendResult, WebhookSender } from '../delivery/index.ts';
 import { notFound } from '../errors/index.ts';
-import { newUuid } from '../ids.ts';
+import { newTimeOrderedUuid } from '../ids.ts';
 import { deliveryHeaders } from './delivery-headers.ts';
 import { envelopeOf } from './envelope.ts';
 import { findLive } from './subscriptions.repository.ts';
@@ -124,8 +124,15 @@ export async function sendTestEvent(
     : (sub.events.find(isEventType) ?? 'call.completed');
   const now = clock.now();
   const livemode = await isLiveCustomer(db, customerId);
-  const event = { id: newUuid(), type, occurred_at: now, sequence: 0, livemode, data: sampleData(type, now) };
-  const deliveryId = newUuid();
+  const event = {
+    id: newTimeOrderedUuid(),
+    type,
+    occurred_at: now,
+    sequence: 0,
+    livemode,
+    data: sampleData(type, now),
+  };
+  const deliveryId = newTimeOrderedUuid();
   const body = JSON.stringify(envelopeOf(event));
   const headers = deliveryHeaders(sub, secretBox, {
     subscriptionId: sub.id,

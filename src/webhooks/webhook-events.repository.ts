@@ -69,7 +69,7 @@ export async function scheduleRedelivery(
 ): Promise<number> {
   const result = await sql`
     insert into webhook_deliveries (id, event_id, subscription_id, customer_id, status, attempts, next_attempt_at, created_at)
-    select gen_random_uuid(), e.id, s.id, s.customer_id, 'pending', 0, ${q.now}, ${q.now}
+    select uuid_time_ordered(), e.id, s.id, s.customer_id, 'pending', 0, ${q.now}, ${q.now}
     from webhook_subscriptions s
     join events e on e.customer_id = s.customer_id and e.type = any (s.events)
     where s.id = ${q.subscriptionId} and s.customer_id = ${q.customerId} and s.deleted_at is null

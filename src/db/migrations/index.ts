@@ -24,6 +24,7 @@ import * as callsSearch from './20261127_0600_calls_search.ts';
 import * as callDataLifecycle from './20261127_0700_call_data_lifecycle.ts';
 import * as spendDays from './20261129_0800_spend_days.ts';
 import * as outboxClaimPlan from './20261129_0900_outbox_claim_plan.ts';
+import * as timeOrderedOutboxIds from './20261130_1000_time_ordered_outbox_ids.ts';
 
 /** Every migration, by name; names sort in the order they run. */
 export const migrations: Record<string, Migration> = {
@@ -52,4 +53,5 @@ export const migrations: Record<string, Migration> = {
   '20261127_0700_call_data_lifecycle': callDataLifecycle,
   '20261129_0800_spend_days': spendDays,
   '20261129_0900_outbox_claim_plan': outboxClaimPlan,
+  '20261130_1000_time_ordered_outbox_ids': timeOrderedOutboxIds,
 };
