@@ -17,7 +17,7 @@ export async function up(db: Kysely<unknown>): Promise<void> {
       select encode(
         set_byte(
           overlay(uuid_send(gen_random_uuid())
-            placing substring(int8send((extract(epoch from clock_timestamp()) * 1000)::bigint) from 3)
+            placing substring(int8send(floor(extract(epoch from clock_timestamp()) * 1000)::bigint) from 3)
             from 1 for 6),
           6, (get_byte(uuid_send(gen_random_uuid()), 6) & 15) | 112),
         'hex')::uuid
