@@ -24,16 +24,15 @@ import { completeAttempts } from '../../src/webhooks/complete-attempts.ts';
 import { claimDue } from '../../src/webhooks/deliveries.repository.ts';
 import { liveProcessSeconds } from '../lib/cpu-meter.ts';
 
+const PARTS = {
+  'no-attempts-fk': 'alter table webhook_attempts drop constraint webhook_attempts_delivery_id_fkey',
+  'no-attempts-time-idx': 'drop index webhook_attempts_time_idx',
+  'no-deliveries-event-idx': 'drop index webhook_deliveries_event_idx',
+};
 const VARIANTS: Record<string, string[]> = {
   none: [],
-  'no-attempts-fk': ['alter table webhook_attempts drop constraint webhook_attempts_delivery_id_fkey'],
-  'no-attempts-time-idx': ['drop index webhook_attempts_time_idx'],
-  'no-deliveries-event-idx': ['drop index webhook_deliveries_event_idx'],
-  'none-of-the-three': [
-    'alter table webhook_attempts drop constraint webhook_attempts_delivery_id_fkey',
-    'drop index webhook_attempts_time_idx',
-    'drop index webhook_deliveries_event_idx',
-  ],
+  ...Object.fromEntries(Object.entries(PARTS).map(([name, statement]) => [name, [statement]])),
+  'none-of-the-three': Object.values(PARTS),
 };
 
 const { values } = parseArgs({
